@@ -5,7 +5,76 @@
 //
 // The package depends on the standard library only: the agent linked into
 // instrumented programs uses it to write profiles.
+//
+// # Calling contexts and canonical order
+//
+// A calling context is a path from the synthetic root to a node: the stack,
+// outermost function first. A node's counts belong to its context alone
+// (self, not including callees). Functions are ordered by Name, then File,
+// then Line (the canonical order); a tree is canonical when every node's
+// children are in that order with no function twice. [Profile.Canonicalize]
+// makes a tree canonical, [Node.Child] keeps it so, and everything this
+// package returns ([Parse], [Merge]) is canonical. Traversals ([Profile.Walk],
+// [Diff]) visit children in stored order, which for a canonical tree is
+// canonical order, so their output never depends on map order or on the order
+// in which an agent happened to record stacks. Traversals are iterative: a CCT
+// as deep as the profiled program's recursion cannot overflow the stack.
+//
+// [Profile.CheckValid] is the one definition of a valid profile. [Profile.Write]
+// refuses invalid profiles and [Parse] checks every profile it decodes, so
+// code downstream of either trusts the profile without checking again.
+//
+// # File format
+//
+// A profile file (conventionally *.kprof) is written by [Profile.Write] and
+// read by [Parse]. Every integer is an unsigned LEB128 varint (as
+// [encoding/binary.AppendUvarint] writes it) in its shortest form; a string
+// is its byte length followed by its bytes. Format version 1 is:
+//
+//	magic      "KPROF"
+//	version    1
+//	meta       Mode (string), Granularity, Jitter, Seed, MetricVersion,
+//	           KprofVersion, GoVersion, GOOS, GOARCH, Program (strings)
+//	totals     TotalInstructions, TotalSamples
+//	strings    count, then each string: byte-wise sorted, distinct
+//	functions  count, then each function: index of its Name in strings,
+//	           index of its File in strings, Line; sorted in canonical
+//	           order, distinct
+//	nodes      count (including the root), then each node in preorder:
+//	           function (0 for the root, else 1 + its index in functions),
+//	           Samples, Instructions, Calls, number of children
+//	checksum   CRC-32 (IEEE) of all preceding bytes, 4 bytes little-endian
+//
+// The encoding is canonical: children follow in canonical order (so sibling
+// function indexes increase strictly), every string is used by a function and
+// every function by a node, and varints are minimal. A profile therefore has
+// exactly one encoding: equal profiles are written as identical bytes, and a
+// file that parses is re-written byte for byte. The decoder accepts nothing
+// else. A truncated or damaged file, a count or length larger than the rest
+// of the file can hold, a count beyond int64, or a decoded profile that fails
+// CheckValid is rejected with an error wrapping [ErrCorrupt] that says what is
+// wrong and at which byte offset; a file of a newer format version is rejected
+// with [ErrVersion]. Any change to this layout needs a new format version.
+//
+// Decoding allocates at most a small constant times the size of the input,
+// whatever the counts in the file claim.
+//
+// # Measures
+//
+// [Contexts] and [Functions] compute the overlap percentage of paper §7.1 on
+// calling contexts and on flat functions, [DeltaB] the relative error δb of
+// §7.2, [Size] the number of calling contexts and [Diff] the contexts whose
+// share of the instructions differs most. The measures weigh contexts by
+// Instructions (estimated instructions in sample mode) and compute with exact
+// integer arithmetic, so they are symmetric and give exactly 100 for a profile
+// compared with itself.
 package overlap
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
 
 // MetricVersion identifies the instruction metric (see package rewrite). A
 // change of what is counted changes every profile, so it is recorded in each
@@ -50,7 +119,9 @@ type Node struct {
 
 // Profile is a calling-context tree with its totals and metadata. Root is a
 // synthetic node (empty Func) whose children are the goroutines' outermost
-// instrumented functions.
+// instrumented functions. The root carries no counts of its own:
+// instructions that no calling context can take show only in
+// TotalInstructions. Root must be a tree: no node may appear twice in it.
 type Profile struct {
 	Meta Meta
 	Root *Node
@@ -60,4 +131,168 @@ type Profile struct {
 	TotalInstructions int64
 	// TotalSamples is the number of samples taken.
 	TotalSamples int64
+}
+
+// ErrInvalid is wrapped by the errors of [Profile.CheckValid].
+var ErrInvalid = errors.New("invalid profile")
+
+// CheckValid reports whether p is a valid profile: the one definition used
+// by [Profile.Write] before encoding and by [Parse] after decoding. A valid
+// profile
+//   - has a non-nil Root with the zero Func and zero counts;
+//   - names a function (non-empty Name, Line ≥ 0) at every other node, and
+//     has no negative count;
+//   - has no nil child, and every node's children are in canonical order
+//     without duplicates (see [Profile.Canonicalize]);
+//   - has non-negative Meta integers and totals;
+//   - has sums of Samples, of Instructions and of Calls over all nodes that
+//     fit in an int64, so every aggregate of a valid profile ([Profile.Flat],
+//     the measures) fits too.
+//
+// The error wraps [ErrInvalid] and names the offending node.
+func (p *Profile) CheckValid() error {
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{
+		{"granularity", p.Meta.Granularity},
+		{"jitter", p.Meta.Jitter},
+		{"metric version", int64(p.Meta.MetricVersion)},
+		{"total instructions", p.TotalInstructions},
+		{"total samples", p.TotalSamples},
+	} {
+		if c.v < 0 {
+			return invalidf("negative %s %d", c.name, c.v)
+		}
+	}
+	if p.Root == nil {
+		return invalidf("no root node")
+	}
+	var sums [3]uint64 // Samples, Instructions, Calls; each ≤ MaxInt64 between steps
+	return traverse(p.Root, func(path []*Node) error {
+		n := path[len(path)-1]
+		if len(path) == 1 {
+			if n.Func != (Func{}) {
+				return invalidf("root node has function %q; the root must have the zero Func", n.Func.Name)
+			}
+			if n.Samples != 0 || n.Instructions != 0 || n.Calls != 0 {
+				return invalidf("root node has counts (samples %d, instructions %d, calls %d); counts belong to a function's context",
+					n.Samples, n.Instructions, n.Calls)
+			}
+		} else {
+			if n.Func.Name == "" {
+				return invalidf("%s has an empty function name", where(path))
+			}
+			if n.Func.Line < 0 {
+				return invalidf("%s has negative line %d", where(path), n.Func.Line)
+			}
+			for i, c := range [3]int64{n.Samples, n.Instructions, n.Calls} {
+				name := [3]string{"samples", "instructions", "calls"}[i]
+				if c < 0 {
+					return invalidf("%s has negative %s %d", where(path), name, c)
+				}
+				sums[i] += uint64(c)
+				if sums[i] > math.MaxInt64 {
+					return invalidf("the sum of %s over all nodes overflows int64 (at %s)", name, where(path))
+				}
+			}
+		}
+		for i, c := range n.Children {
+			if c == nil {
+				return invalidf("child %d of %s is nil", i, where(path))
+			}
+			if i > 0 && compareFuncs(n.Children[i-1].Func, c.Func) >= 0 {
+				return invalidf("children %q and %q of %s are duplicate or out of canonical order (see Canonicalize)",
+					n.Children[i-1].Func.Name, c.Func.Name, where(path))
+			}
+		}
+		return nil
+	}, nil)
+}
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// where names the node at the end of path for an error message: its function
+// and depth, not the whole stack, which can be arbitrarily long.
+func where(path []*Node) string {
+	if len(path) == 1 {
+		return "the root node"
+	}
+	return fmt.Sprintf("node %q at depth %d", path[len(path)-1].Func.Name, len(path)-1)
+}
+
+// Copy returns a deep copy of p that shares no node with p. Nil children are
+// not copied.
+func (p *Profile) Copy() *Profile {
+	q := *p
+	var copies []*Node // copies[d] is the copy of path[d]
+	traverse(p.Root, func(path []*Node) error {
+		n := path[len(path)-1]
+		c := &Node{Func: n.Func, Samples: n.Samples, Instructions: n.Instructions, Calls: n.Calls}
+		if len(n.Children) > 0 {
+			c.Children = make([]*Node, 0, len(n.Children))
+		}
+		if d := len(path) - 1; d > 0 {
+			copies[d-1].Children = append(copies[d-1].Children, c)
+		}
+		copies = append(copies[:len(path)-1], c)
+		return nil
+	}, nil)
+	if p.Root != nil {
+		q.Root = copies[0]
+	}
+	return &q
+}
+
+// SumInstructions returns the sum of Instructions over all calling contexts:
+// b_approx of paper §7.2 for a sampled profile, which [DeltaB] compares with
+// the exact TotalInstructions.
+func (p *Profile) SumInstructions() int64 {
+	var sum int64
+	traverse(p.Root, func(path []*Node) error {
+		sum += path[len(path)-1].Instructions
+		return nil
+	}, nil)
+	return sum
+}
+
+// traverse visits the tree under root in preorder, children in stored order,
+// skipping nil children. enter is called on entering each node (root
+// included) with the path from root to it; leave, if not nil, after the
+// node's subtree. The first error from enter stops the walk and is returned.
+// path is reused: callbacks must copy what they keep. traverse keeps its own
+// stack, so trees of any depth are safe.
+func traverse(root *Node, enter func(path []*Node) error, leave func(path []*Node)) error {
+	if root == nil {
+		return nil
+	}
+	path := []*Node{root}
+	next := []int{0} // next[d]: index of the next child of path[d] to visit
+	if err := enter(path); err != nil {
+		return err
+	}
+	for len(path) > 0 {
+		d := len(path) - 1
+		n := path[d]
+		if next[d] < len(n.Children) {
+			c := n.Children[next[d]]
+			next[d]++
+			if c == nil {
+				continue
+			}
+			path = append(path, c)
+			next = append(next, 0)
+			if err := enter(path); err != nil {
+				return err
+			}
+			continue
+		}
+		if leave != nil {
+			leave(path)
+		}
+		path, next = path[:d], next[:d]
+	}
+	return nil
 }

@@ -1,0 +1,157 @@
+package overlap
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Child returns n's child for function f, adding one with zero counts if n
+// has none. It keeps n.Children in canonical order and relies on them being
+// in it, as they are in every tree built with Child alone and in every
+// profile Parse, Merge or Canonicalize returns; on other trees it may add a
+// duplicate child, which Canonicalize would merge.
+func (n *Node) Child(f Func) *Node {
+	i, found := slices.BinarySearchFunc(n.Children, f, compareChild)
+	if found {
+		return n.Children[i]
+	}
+	c := &Node{Func: f}
+	n.Children = slices.Insert(n.Children, i, c)
+	return c
+}
+
+// Find returns n's child for function f, or nil if n has none. Like Child, it
+// relies on n.Children being in canonical order.
+func (n *Node) Find(f Func) *Node {
+	if i, found := slices.BinarySearchFunc(n.Children, f, compareChild); found {
+		return n.Children[i]
+	}
+	return nil
+}
+
+func compareChild(c *Node, f Func) int { return compareFuncs(c.Func, f) }
+
+// Merge returns a new canonical profile whose counts are, per calling
+// context, the sums of the counts of ps, and whose totals are the sums of
+// theirs. The profiles must share a Meta.MetricVersion: counts of different
+// metrics do not add up. The result takes the rest of its Meta from ps[0].
+// Merge fails on a nil profile and on counts whose sum overflows an int64;
+// it does not modify ps.
+func Merge(ps ...*Profile) (*Profile, error) {
+	if len(ps) == 0 {
+		return nil, errors.New("merge: no profiles")
+	}
+	for i, p := range ps {
+		if p == nil {
+			return nil, fmt.Errorf("merge: profile %d is nil", i)
+		}
+		if v, v0 := p.Meta.MetricVersion, ps[0].Meta.MetricVersion; v != v0 {
+			return nil, fmt.Errorf("merge: profile %d counts with metric version %d, profile 0 with %d", i, v, v0)
+		}
+	}
+	out := &Profile{Meta: ps[0].Meta, Root: &Node{}}
+	for i, p := range ps {
+		var ok1, ok2 bool
+		out.TotalInstructions, ok1 = add(out.TotalInstructions, p.TotalInstructions)
+		out.TotalSamples, ok2 = add(out.TotalSamples, p.TotalSamples)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("merge: totals overflow int64 at profile %d", i)
+		}
+		var dst []*Node // dst[d] is out's node for path[d]
+		err := traverse(p.Root, func(path []*Node) error {
+			n := path[len(path)-1]
+			m := out.Root
+			if d := len(path) - 1; d > 0 {
+				m = dst[d-1].Child(n.Func)
+			}
+			dst = append(dst[:len(path)-1], m)
+			var ok [3]bool
+			m.Samples, ok[0] = add(m.Samples, n.Samples)
+			m.Instructions, ok[1] = add(m.Instructions, n.Instructions)
+			m.Calls, ok[2] = add(m.Calls, n.Calls)
+			if ok != [3]bool{true, true, true} {
+				return fmt.Errorf("merge: counts overflow int64 at %s of profile %d", where(path), i)
+			}
+			return nil
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// add returns a+b and whether the sum did not overflow.
+func add(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (b >= 0) == (s >= a)
+}
+
+// Walk calls fn for every calling context of p in preorder, children in
+// stored order (canonical order for a canonical profile): stack is the path
+// from the root's child to n, outermost function first, so n.Func is
+// stack[len(stack)-1]. The root itself is not visited. fn must not keep stack,
+// which Walk reuses, nor change the tree.
+func (p *Profile) Walk(fn func(stack []Func, n *Node)) {
+	var stack []Func
+	traverse(p.Root, func(path []*Node) error {
+		if len(path) > 1 {
+			n := path[len(path)-1]
+			stack = append(stack[:len(path)-2], n.Func)
+			fn(stack, n)
+		}
+		return nil
+	}, nil)
+}
+
+// FuncStat is a function's flat profile entry.
+type FuncStat struct {
+	Func Func
+	// Self is the sum of Instructions over the contexts that end in Func.
+	Self int64
+	// Cum is the sum of Instructions over the contexts whose stack contains
+	// Func: a context is counted once however often Func recurs on its stack.
+	Cum int64
+}
+
+// Flat returns the flat profile of p: one entry per function that appears in
+// it, in canonical order of the functions.
+func (p *Profile) Flat() []FuncStat {
+	index := map[Func]int{}
+	var stats []FuncStat
+	var onStack []int   // per entry of stats: occurrences on the current path
+	var subtree []int64 // subtree[d]: instructions under path[d] so far
+	traverse(p.Root, func(path []*Node) error {
+		n := path[len(path)-1]
+		subtree = append(subtree[:len(path)-1], n.Instructions)
+		if len(path) == 1 {
+			return nil
+		}
+		i, ok := index[n.Func]
+		if !ok {
+			i = len(stats)
+			index[n.Func] = i
+			stats = append(stats, FuncStat{Func: n.Func})
+			onStack = append(onStack, 0)
+		}
+		stats[i].Self += n.Instructions
+		onStack[i]++
+		return nil
+	}, func(path []*Node) {
+		d := len(path) - 1
+		if d == 0 {
+			return
+		}
+		sub := subtree[d]
+		subtree[d-1] += sub
+		i := index[path[d].Func]
+		if onStack[i]--; onStack[i] == 0 {
+			// The outermost occurrence of the function on this path: its
+			// subtree holds every context below that contains it.
+			stats[i].Cum += sub
+		}
+	})
+	slices.SortFunc(stats, func(a, b FuncStat) int { return compareFuncs(a.Func, b.Func) })
+	return stats
+}
