@@ -1,0 +1,143 @@
+package overlap
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// The file format; the package comment describes the layout.
+const (
+	magic         = "KPROF"
+	formatVersion = 1
+	checksumSize  = 4
+)
+
+// Write writes p to w in the kprof file format. It encodes a canonical copy
+// when p is not canonical (p itself is not modified), and refuses a profile
+// that fails CheckValid. Equal profiles are written as identical bytes.
+func (p *Profile) Write(w io.Writer) error {
+	b, err := p.encode()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("write profile: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes p to the named file atomically: it writes a temporary file
+// in the same directory, syncs it and renames it over path, so readers see
+// the old file or the whole new one, never a part. The file gets mode 0644.
+func (p *Profile) WriteFile(path string) (err error) {
+	b, err := p.encode()
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write profile: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			err = fmt.Errorf("write profile %s: %w", path, err)
+		}
+	}()
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// encode returns the file bytes of p.
+func (p *Profile) encode() ([]byte, error) {
+	p = canonical(p)
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("write profile: %w", err)
+	}
+
+	// The tables: every string and function the tree uses, once, sorted.
+	strIndex := map[string]uint64{}
+	funcIndex := map[Func]uint64{}
+	nodes := 0
+	traverse(p.Root, func(path []*Node) error {
+		nodes++
+		if len(path) > 1 {
+			f := path[len(path)-1].Func
+			funcIndex[f] = 0
+			strIndex[f.Name] = 0
+			strIndex[f.File] = 0
+		}
+		return nil
+	}, nil)
+	strs := slices.Sorted(maps.Keys(strIndex))
+	for i, s := range strs {
+		strIndex[s] = uint64(i)
+	}
+	funcs := slices.SortedFunc(maps.Keys(funcIndex), compareFuncs)
+	for i, f := range funcs {
+		funcIndex[f] = uint64(i) + 1 // 0 stands for the root's empty Func
+	}
+
+	b := []byte(magic)
+	b = binary.AppendUvarint(b, formatVersion)
+	m := &p.Meta
+	b = appendString(b, m.Mode)
+	b = binary.AppendUvarint(b, uint64(m.Granularity))
+	b = binary.AppendUvarint(b, uint64(m.Jitter))
+	b = binary.AppendUvarint(b, m.Seed)
+	b = binary.AppendUvarint(b, uint64(m.MetricVersion))
+	for _, s := range []string{m.KprofVersion, m.GoVersion, m.GOOS, m.GOARCH, m.Program} {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(p.TotalInstructions))
+	b = binary.AppendUvarint(b, uint64(p.TotalSamples))
+
+	b = binary.AppendUvarint(b, uint64(len(strs)))
+	for _, s := range strs {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(funcs)))
+	for _, f := range funcs {
+		b = binary.AppendUvarint(b, strIndex[f.Name])
+		b = binary.AppendUvarint(b, strIndex[f.File])
+		b = binary.AppendUvarint(b, uint64(f.Line))
+	}
+	b = binary.AppendUvarint(b, uint64(nodes))
+	traverse(p.Root, func(path []*Node) error {
+		n := path[len(path)-1]
+		var fn uint64
+		if len(path) > 1 {
+			fn = funcIndex[n.Func]
+		}
+		b = binary.AppendUvarint(b, fn)
+		b = binary.AppendUvarint(b, uint64(n.Samples))
+		b = binary.AppendUvarint(b, uint64(n.Instructions))
+		b = binary.AppendUvarint(b, uint64(n.Calls))
+		b = binary.AppendUvarint(b, uint64(len(n.Children)))
+		return nil
+	}, nil)
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
