@@ -1,0 +1,116 @@
+// Package auto installs kprof's built-in agent chosen by the environment
+// when the program starts. kprof build links it into every program unless
+// -agent names another agent.
+//
+// Settings, read once before main:
+//
+//	KPROF_MODE    sample | exact | off   (default sample)
+//	KPROF_GRAN    sampling granularity g, instructions (default 10000)
+//	KPROF_JITTER  R: granularity g + r, r uniform in [0, R) (default 100; 0 = constant)
+//	KPROF_SEED    seed of the per-goroutine PRNGs (default 1)
+//	KPROF_OUT     profile path (default <program name>.kprof in the working directory,
+//	              or in KPROF_OUT_DIR if set)
+//
+// An invalid value stops the program before main with exit status 2.
+package auto
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/kprof/kprof/agent"
+	"github.com/kprof/kprof/overlap"
+)
+
+func init() {
+	set, out, err := settings(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kprof:", err)
+		os.Exit(2)
+	}
+	if set.Mode == "off" {
+		return
+	}
+	a := agent.NewCCT(set)
+	agent.Install(a)
+	var once sync.Once
+	write := func() {
+		once.Do(func() {
+			prog := filepath.Base(os.Args[0])
+			p := a.Profile(overlap.Meta{
+				GoVersion: runtime.Version(),
+				GOOS:      runtime.GOOS,
+				GOARCH:    runtime.GOARCH,
+				Program:   strings.TrimSuffix(prog, ".exe"),
+			})
+			if err := p.WriteFile(out); err != nil {
+				fmt.Fprintln(os.Stderr, "kprof: writing profile:", err)
+			}
+		})
+	}
+	agent.AtExit(write)
+	// SIGINT and SIGTERM: write the profile, then let the signal have its
+	// usual effect.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		agent.Suspend(write)
+		signal.Reset(sig)
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Signal(sig)
+		}
+	}()
+}
+
+// settings reads the KPROF_* variables.
+func settings(getenv func(string) string) (agent.Settings, string, error) {
+	set := agent.Settings{Mode: overlap.ModeSample, Granularity: 10000, Jitter: 100, Seed: 1}
+	if m := getenv("KPROF_MODE"); m != "" {
+		switch m {
+		case overlap.ModeSample, overlap.ModeExact, "off":
+			set.Mode = m
+		default:
+			return set, "", fmt.Errorf("KPROF_MODE=%q: want sample, exact or off", m)
+		}
+	}
+	num := func(name string, min int64, dst *int64) error {
+		v := getenv(name)
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < min {
+			return fmt.Errorf("%s=%q: want an integer >= %d", name, v, min)
+		}
+		*dst = n
+		return nil
+	}
+	if err := num("KPROF_GRAN", 1, &set.Granularity); err != nil {
+		return set, "", err
+	}
+	if err := num("KPROF_JITTER", 0, &set.Jitter); err != nil {
+		return set, "", err
+	}
+	if v := getenv("KPROF_SEED"); v != "" {
+		s, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return set, "", fmt.Errorf("KPROF_SEED=%q: want an unsigned integer", v)
+		}
+		set.Seed = s
+	}
+	out := getenv("KPROF_OUT")
+	if out == "" {
+		// KPROF_OUT_DIR is set by kprof test, whose binaries run in the
+		// package directory: the profiles go where kprof test was run.
+		out = filepath.Join(getenv("KPROF_OUT_DIR"), strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")+".kprof")
+	}
+	return set, out, nil
+}

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kprof/kprof"
+	"github.com/kprof/kprof/rewrite"
+)
+
+const (
+	modulePath   = "github.com/kprof/kprof"
+	defaultAgent = modulePath + "/agent/auto"
+)
+
+// kprofFlags are kprof's own flags of build and test; everything else goes
+// to the go command.
+type kprofFlags struct {
+	opts    rewrite.Options
+	pkgs    []string
+	agent   string
+	verbose bool
+}
+
+// goValueFlags are the go build/test flags that take a separate value.
+var goValueFlags = map[string]bool{
+	"-o": true, "-p": true, "-tags": true, "-gcflags": true, "-ldflags": true, "-asmflags": true,
+	"-gccgoflags": true, "-mod": true, "-modfile": true, "-overlay": true, "-pgo": true, "-pkgdir": true,
+	"-toolexec": true, "-buildmode": true, "-compiler": true, "-installsuffix": true, "-C": true,
+	"-covermode": true, "-coverpkg": true, "-exec": true, "-run": true, "-bench": true, "-benchtime": true,
+	"-count": true, "-cpu": true, "-parallel": true, "-timeout": true, "-skip": true, "-list": true,
+	"-coverprofile": true, "-cpuprofile": true, "-memprofile": true, "-blockprofile": true,
+	"-mutexprofile": true, "-trace": true, "-outputdir": true, "-shuffle": true, "-fuzz": true,
+	"-fuzztime": true, "-fuzzminimizetime": true, "-vet": true, "-benchmem": false,
+}
+
+// forwarded are the flags that change how packages compile: the support
+// packages are prebuilt with them too.
+var forwarded = map[string]bool{"-race": true, "-msan": true, "-asan": true, "-tags": true, "-gcflags": true, "-asmflags": true, "-trimpath": true, "-installsuffix": true}
+
+// splitArgs separates kprof's flags from the go command's arguments and
+// picks out the go flags the support packages must be built with.
+func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
+	kf.opts = rewrite.DefaultOptions
+	kf.agent = defaultAgent
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		name = "-" + strings.TrimLeft(name, "-")
+		take := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("flag %s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		switch name {
+		case "-pkgs":
+			v, err := take()
+			if err != nil {
+				return kf, nil, nil, err
+			}
+			kf.pkgs = append(kf.pkgs, strings.Fields(strings.ReplaceAll(v, ",", " "))...)
+			continue
+		case "-maxpath", "-smallleaf":
+			v, err := take()
+			if err != nil {
+				return kf, nil, nil, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return kf, nil, nil, fmt.Errorf("%s=%q: want a non-negative integer", name, v)
+			}
+			if name == "-maxpath" {
+				kf.opts.MaxPath = n
+			} else {
+				kf.opts.SmallLeaf = n
+			}
+			continue
+		case "-agent":
+			v, err := take()
+			if err != nil {
+				return kf, nil, nil, err
+			}
+			kf.agent = v
+			continue
+		case "-kprof.v":
+			kf.verbose = true
+			continue
+		case "-toolexec":
+			return kf, nil, nil, errors.New("kprof runs the go command with -toolexec itself; it cannot be combined with another -toolexec")
+		}
+		goArgs = append(goArgs, a)
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		takesValue := goValueFlags[name] && !hasVal
+		if forwarded[name] {
+			fwd = append(fwd, a)
+			if takesValue && i+1 < len(args) {
+				fwd = append(fwd, args[i+1])
+			}
+		}
+		if takesValue && i+1 < len(args) {
+			i++
+			goArgs = append(goArgs, args[i])
+		}
+	}
+	return kf, goArgs, fwd, nil
+}
+
+// runGo runs "go verb" with kprof's -toolexec wrapper.
+func runGo(verb string, args []string) error {
+	kf, goArgs, fwd, err := splitArgs(args)
+	if err != nil {
+		return usageError{err}
+	}
+	goVersion, err := goOutput("", nil, "env", "GOVERSION")
+	if err != nil {
+		return err
+	}
+	goVersion = strings.TrimSpace(goVersion)
+	if goVersion != rewrite.SupportedGo && !strings.HasPrefix(goVersion, rewrite.SupportedGo+".") {
+		return fmt.Errorf("kprof supports %s.x; the go command here is %s (set GOTOOLCHAIN or PATH to a supported Go)", rewrite.SupportedGo, goVersion)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	id, err := toolID(self, kf)
+	if err != nil {
+		return err
+	}
+	cfg := &rewrite.Config{
+		Options:   kf.opts,
+		ToolID:    id,
+		GoVersion: goVersion,
+		Exports:   map[string]string{},
+		Agent:     kf.agent,
+		Only:      kf.pkgs,
+		Verbose:   kf.verbose,
+	}
+	skip, err := goOutput("", nil, "list", "-deps", "-f", "{{.ImportPath}}", "runtime")
+	if err != nil {
+		return err
+	}
+	cfg.Skip = map[string]bool{}
+	for _, p := range strings.Fields(skip) {
+		cfg.Skip[p] = true
+	}
+	tmp, err := os.MkdirTemp("", "kprof-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cfgPath := filepath.Join(tmp, "config.json")
+	toolexec := self + " toolexec"
+
+	// The linked-in packages: from kprof's own copy unless a custom agent
+	// is resolved in the user's module.
+	dir := ""
+	if kf.agent == defaultAgent {
+		if dir, err = supportModule(id); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	progress := newProgress("kprof: building the instrumented runtime and standard library (first build only)")
+	defer progress.done()
+	exports := func(pkg string, deps bool) error {
+		if err := writeConfig(cfgPath, cfg); err != nil {
+			return err
+		}
+		listArgs := []string{"list", "-export", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}", "-toolexec", toolexec}
+		if deps {
+			listArgs = append(listArgs, "-deps")
+		}
+		listArgs = append(listArgs, fwd...)
+		listArgs = append(listArgs, pkg)
+		out, err := goOutput(dir, []string{rewrite.ConfigEnv + "=" + cfgPath}, listArgs...)
+		if err != nil {
+			return fmt.Errorf("building kprof's %s: %v", pkg, err)
+		}
+		for _, line := range strings.Fields(out) {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				cfg.Exports[k] = v
+			}
+		}
+		return nil
+	}
+	if err := exports(rewrite.CounterPath, false); err != nil {
+		return err
+	}
+	if err := exports(kf.agent, true); err != nil {
+		return err
+	}
+	progress.done()
+	if kf.verbose {
+		fmt.Fprintf(os.Stderr, "kprof: support packages ready in %v\n", time.Since(start).Round(time.Millisecond))
+	}
+	if err := writeConfig(cfgPath, cfg); err != nil {
+		return err
+	}
+	cmd := exec.Command("go", append([]string{verb, "-toolexec", toolexec}, goArgs...)...)
+	cmd.Env = append(os.Environ(), rewrite.ConfigEnv+"="+cfgPath)
+	if verb == "test" && os.Getenv("KPROF_OUT") == "" && os.Getenv("KPROF_OUT_DIR") == "" {
+		wd, _ := os.Getwd()
+		cmd.Env = append(cmd.Env, "KPROF_OUT_DIR="+wd)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return exitStatus(ee.ExitCode())
+		}
+		return err
+	}
+	return nil
+}
+
+func writeConfig(path string, cfg *rewrite.Config) error {
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o666)
+}
+
+// goOutput runs the go command and returns its standard output; on failure
+// the error carries its standard error.
+func goOutput(dir string, env []string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if dir != "" {
+		cmd.Env = append(cmd.Env, "GOWORK=off", "GOFLAGS=")
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// toolID identifies this kprof binary and its instrumentation options in
+// the build cache.
+func toolID(self string, kf kprofFlags) (string, error) {
+	f, err := os.Open(self)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "maxpath=%d smallleaf=%d pkgs=%q agent=%s", kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent)
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// supportModule writes kprof's linked-in packages as a module in the user
+// cache (once per kprof binary) and returns its directory.
+func supportModule(id string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "kprof", "support-"+id)
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		return dir, nil
+	}
+	tmp := dir + ".tmp" + strconv.Itoa(os.Getpid())
+	err = fs.WalkDir(kprof.Support, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		data, err := kprof.Support.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(tmp, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o444)
+	})
+	if err != nil {
+		return "", err
+	}
+	mod := fmt.Sprintf("module %s\n\ngo %s\n", modulePath, strings.TrimPrefix(rewrite.SupportedGo, "go"))
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(mod), 0o444); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, err2 := os.Stat(filepath.Join(dir, "go.mod")); err2 != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+

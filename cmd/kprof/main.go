@@ -1,0 +1,106 @@
+// Command kprof builds Go programs that count the go/ssa instructions each
+// goroutine executes and sample their calling contexts every N of them, and
+// reads, compares and gates the profiles they write.
+//
+//	kprof build [build flags] [packages]   instrumented go build
+//	kprof test  [test flags] [packages]    instrumented go test
+//	kprof report PROFILE                   text, pprof and HTML reports
+//	kprof version
+//
+// See README.md for the whole tour.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kprof/kprof/agent"
+	"github.com/kprof/kprof/rewrite"
+)
+
+// exitStatus is an error that only carries the status to exit with (the
+// go command already printed why).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+
+const buildHelp = `Flags are those of go build, plus kprof's own:
+
+   -pkgs PATTERNS   instrument only packages matching these patterns
+                    (comma or space separated, "..." wildcards); the rest runs
+                    uninstrumented, like native code
+   -maxpath N       at most N instructions on any path without a check (default 50)
+   -smallleaf N     loop-free leaf functions of at most N instructions get no
+                    check, so they stay inlinable (default 16)
+   -agent PATH      link the agent package PATH instead of kprof's own
+   -kprof.v         report what could not be instrumented exactly
+
+The program writes its profile when main returns, on os.Exit and on
+SIGINT/SIGTERM. Run-time settings (no rebuild needed):
+   KPROF_MODE=sample|exact|off  KPROF_GRAN=10000  KPROF_JITTER=100
+   KPROF_SEED=1  KPROF_OUT=<program>.kprof`
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "toolexec" {
+		cfg, err := rewrite.ReadConfig()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(rewrite.Toolexec(cfg, os.Args[2:]))
+	}
+	app := &cli.App{
+		Name:    "kprof",
+		Usage:   "deterministic instruction-counting profiler for Go",
+		Version: agent.Version,
+		Commands: []*cli.Command{
+			{
+				Name:            "build",
+				Usage:           "compile packages with instruction counting (go build flags accepted)",
+				ArgsUsage:       "[build flags] [packages]",
+				Description:     buildHelp,
+				SkipFlagParsing: true,
+				Action:          func(c *cli.Context) error { return runGo("build", c.Args().Slice()) },
+			},
+			{
+				Name:            "test",
+				Usage:           "test packages with instruction counting (go test flags accepted)",
+				ArgsUsage:       "[test flags] [packages]",
+				Description:     buildHelp + "\n\nEach test binary writes <package>.test.kprof in the current directory.",
+				SkipFlagParsing: true,
+				Action:          func(c *cli.Context) error { return runGo("test", c.Args().Slice()) },
+			},
+			reportCommand(),
+			{
+				Name:  "version",
+				Usage: "print kprof's version and the Go versions it supports",
+				Action: func(c *cli.Context) error {
+					fmt.Printf("kprof %s (instruction metric %d; supports %s.x)\n", agent.Version, metricVersion, rewrite.SupportedGo)
+					return nil
+				},
+			},
+		},
+	}
+	err := app.Run(os.Args)
+	var st exitStatus
+	var ue usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &st):
+		os.Exit(int(st))
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "kprof:", ue.err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "kprof:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,157 @@
+// Package counter is what instrumented code calls: the per-goroutine
+// instruction counter and reified call stack (kept in a field kprof's
+// runtime patch appends to runtime.g), and the sampling slow path that hands
+// the stack to the agent (paper §3–4).
+//
+// The fast paths (C, D, T, TC, P, R and the Ret helpers) are small enough
+// for the compiler to inline: a charge is one subtraction from a field of
+// the current g, a check one comparison and a branch to the out-of-line
+// slow path S. The package depends on the runtime only, so that every
+// package outside the runtime can be instrumented; it is never itself
+// instrumented.
+package counter
+
+import (
+	// state_kprof.go, compiled in place of state_plain.go in kprof builds,
+	// uses the patched runtime: the go command must know the dependency.
+	_ "runtime"
+	"unsafe"
+)
+
+// Func identifies an instrumented function on the reified stack. Each
+// instrumented file holds a static table of them; the stack holds their
+// addresses.
+type Func struct {
+	Name string // pprof-style name, "pkg.(*T).M.func1"
+	File string // import path / file base name
+	Line int    // declaration line
+}
+
+// Agent is what the slow path calls (the paper's SamplingProfiler, Fig. 3).
+// Package agent implements it; Install connects it.
+type Agent interface {
+	// Register is called on a goroutine's first check and returns the
+	// number of instructions before its first sample.
+	Register() int64
+	// Sample processes a sample: stack[0] is the outermost function,
+	// stack[len-1] the one running; n is the number of instructions the
+	// goroutine executed since its previous sample (or registration).
+	// It returns the granularity until the next sample.
+	Sample(stack []*Func, n int64) int64
+	// Exit is called when a goroutine ends, with the instructions it ran
+	// since its last sample (paper §7.2 loses them; kprof does not).
+	Exit(n int64)
+}
+
+var agent Agent
+
+// Install connects the agent. It must be called before any goroutine other
+// than the calling one runs instrumented code (from an init function).
+func Install(a Agent) {
+	agent = a
+	setGoexitHook(goexit)
+}
+
+// never is a granularity so large that no check fires: used when no agent
+// is installed and while the agent itself runs.
+const never = 1 << 62
+
+// C charges n instructions.
+func C(n int64) {
+	st().Count -= n
+}
+
+// D charges n instructions and reports whether a sample is due.
+func D(n int64) bool {
+	s := st()
+	s.Count -= n
+	return s.Count <= 0
+}
+
+// T charges n instructions and returns true: a tick inside a boolean
+// expression (loop condition, && / || operand).
+func T(n int64) bool {
+	st().Count -= n
+	return true
+}
+
+// TC is T with a granularity check; self is the running function when it
+// is a leaf (or has not pushed itself yet), nil otherwise.
+func TC(n int64, self *Func) bool {
+	s := st()
+	s.Count -= n
+	if s.Count <= 0 {
+		S(self)
+	}
+	return true
+}
+
+// V charges n instructions and returns v: a tick on an expression switch's
+// case value.
+func V[X any](n int64, v X) X {
+	st().Count -= n
+	return v
+}
+
+// VC is V with a granularity check.
+func VC[X any](n int64, self *Func, v X) X {
+	s := st()
+	s.Count -= n
+	if s.Count <= 0 {
+		S(self)
+	}
+	return v
+}
+
+// P pushes f on the reified stack and returns the depth to restore when
+// the function returns.
+func P(f *Func) int {
+	s := st()
+	d := s.Depth
+	if uint(d) < uint(len(s.Stack)) {
+		s.Stack[d] = uintptr(unsafe.Pointer(f))
+	}
+	s.Depth = d + 1
+	return d
+}
+
+// R restores the stack depth d on the way out of a function.
+func R(d int) {
+	st().Depth = d
+}
+
+// R1 restores the stack depth after the result v has been evaluated.
+func R1[A any](d int, v A) A {
+	st().Depth = d
+	return v
+}
+
+// Ret1 … Ret4 restore the stack depth after a return statement's results
+// (any of which may call functions) are evaluated:
+// return counter.Ret2[int, error](d).Of(f()).
+type (
+	Ret1[A any]          int
+	Ret2[A, B any]       int
+	Ret3[A, B, C any]    int
+	Ret4[A, B, C, D any] int
+)
+
+func (d Ret1[A]) Of(a A) A {
+	st().Depth = int(d)
+	return a
+}
+
+func (d Ret2[A, B]) Of(a A, b B) (A, B) {
+	st().Depth = int(d)
+	return a, b
+}
+
+func (d Ret3[A, B, C]) Of(a A, b B, c C) (A, B, C) {
+	st().Depth = int(d)
+	return a, b, c
+}
+
+func (d Ret4[A, B, C, D]) Of(a A, b B, c C, e D) (A, B, C, D) {
+	st().Depth = int(d)
+	return a, b, c, e
+}

@@ -1,0 +1,17 @@
+//go:build kprof_patched_runtime
+
+// This file is compiled only in kprof builds: the -toolexec wrapper puts it
+// in place of state_plain.go. The constraint above is never set by anyone.
+
+package counter
+
+import "runtime"
+
+type state = runtime.KprofGState
+
+// st returns the running goroutine's state: a field of its g.
+func st() *state { return runtime.KprofState() }
+
+func onUserStack() bool      { return runtime.KprofOnUserStack() }
+func setGoexitHook(f func()) { runtime.KprofSetGoexitHook(f) }
+func addExitHook(f func())   { runtime.KprofAddExitHook(f) }

@@ -1,0 +1,25 @@
+//go:build !kprof_patched_runtime
+
+// Outside kprof builds the runtime has no per-goroutine kprof field. This
+// file lets the package build, vet and unit-test its bookkeeping against a
+// single state owned by the calling test; kprof build never compiles it.
+
+package counter
+
+import "unsafe"
+
+type state struct {
+	Count   int64
+	Gran    int64
+	Depth   int
+	InAgent bool
+	Stack   []uintptr
+	Local   unsafe.Pointer
+}
+
+var plain state
+
+func st() *state             { return &plain }
+func onUserStack() bool      { return true }
+func setGoexitHook(f func()) {}
+func addExitHook(f func())   {}

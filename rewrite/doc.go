@@ -1,0 +1,51 @@
+// Package rewrite is kprof's instrumenter. For one Go package it builds the
+// go/ssa form of the original source, weighs every SSA block, decides where
+// the goroutine's instruction counter is decremented and where granularity
+// checks go (paper §4–5), and writes edited source files that the Go compiler
+// compiles in place of the originals. It also owns the runtime patch (the
+// per-goroutine field in runtime.g) and the -toolexec driver that applies all
+// of this inside an ordinary go build.
+//
+// # What is counted (metric version 1)
+//
+// An instruction is one ssa.Instruction of the function as built by
+// golang.org/x/tools/go/ssa from the original source with the default builder
+// mode (no GlobalDebug; generic functions are built once, as generic bodies,
+// and counted once whatever their type arguments). Every instruction kind
+// counts 1 except:
+//
+//   - *ssa.Phi: a phi is a renaming at a block boundary, not an operation;
+//   - *ssa.DebugRef: absent without GlobalDebug, excluded for safety.
+//
+// The weight of a block is the number of its counted instructions. Synthetic
+// functions (package initializers, wrappers, bound and thunk functions,
+// range-over-func machinery) and functions the compiler must not instrument
+// (//go:nosplit, //go:norace, //go:systemstack, //go:nowritebarrier,
+// //go:nowritebarrierrec, cgo-generated code) are not counted: like assembly
+// and the runtime, they are the paper's "native code". The metric depends on
+// the source, the kprof version and the x/tools version only — never on
+// GOARCH, the machine or the load.
+//
+// # Where charges go
+//
+// Each SSA block is charged at a source "landing point" that executes exactly
+// as often as the block: the start of the function body, a statement
+// boundary, the start of a branch or clause body, or — where Go syntax has no
+// statement boundary — an expression-level tick that returns true (loop
+// conditions, operands of && and ||, case values). Loop headers of range
+// loops and for-loop post statements are charged where control passes
+// through them (body start and after the loop, minus breaks; end of body and
+// before continue). Blocks with no source position take their weight from
+// neighbouring blocks by flow conservation. The Checker verifies the result;
+// Stats reports any block whose weight could only be placed approximately.
+//
+// # Checks
+//
+// A granularity check (`if counter <= 0 { sample }`) follows the charge of
+// blocks that return or panic, contain a call, or head a loop (paper §5.2),
+// and further checks are added so that no path runs more than MaxPath
+// instructions without one. Leaf functions push their identifier onto the
+// reified stack only when they sample (paper §5.1); small loop-free leaf
+// functions get no check at all, so that the compiler can still inline them
+// (their debt carries over to the caller's next check).
+package rewrite

@@ -1,0 +1,476 @@
+package rewrite
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Names used in rewritten source. They start with an underscore and a
+// prefix no Go program uses by accident.
+const (
+	counterAlias = "_kprof"
+	depthVar     = "_kd"
+)
+
+// An insertion is text placed at a byte offset of the original file.
+// Insertions at the same offset are ordered by rank: closings of expression
+// wraps (innermost first), then statements, then openings (outermost first).
+type insertion struct {
+	off  int
+	rank int
+	seq  int
+	text string
+}
+
+// editor collects insertions for one file and applies them so that the
+// original text keeps its lines and, via /*line*/ comments, its columns.
+type editor struct {
+	fset     *token.FileSet
+	tf       *token.File
+	src      []byte
+	filename string // original file name for line directives
+	ins      []insertion
+}
+
+func (e *editor) offset(p token.Pos) int { return e.tf.Offset(p) }
+
+func (e *editor) insert(p token.Pos, rank int, text string) {
+	e.ins = append(e.ins, insertion{off: e.offset(p), rank: rank, seq: len(e.ins), text: text})
+}
+
+const (
+	rankClose = 0
+	rankStmt  = 100
+	rankPop   = 200
+	rankOpen  = 300
+)
+
+// apply returns the edited source.
+func (e *editor) apply(prefix string) []byte {
+	sort.SliceStable(e.ins, func(i, j int) bool {
+		a, b := e.ins[i], e.ins[j]
+		if a.off != b.off {
+			return a.off < b.off
+		}
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		return a.seq < b.seq
+	})
+	var buf bytes.Buffer
+	buf.WriteString(prefix)
+	fmt.Fprintf(&buf, "//line %s:1:1\n", e.filename)
+	last := 0
+	for i, in := range e.ins {
+		buf.Write(e.src[last:in.off])
+		last = in.off
+		buf.WriteString(in.text)
+		// Restore the column of the original text that follows.
+		if i+1 == len(e.ins) || e.ins[i+1].off != in.off {
+			pos := e.tf.Position(e.tf.Pos(in.off))
+			fmt.Fprintf(&buf, "/*line %s:%d:%d*/", e.filename, pos.Line, pos.Column)
+		}
+	}
+	buf.Write(e.src[last:])
+	return buf.Bytes()
+}
+
+// fileEmitter writes the plans of one file as insertions.
+type fileEmitter struct {
+	*editor
+	file    *ast.File
+	info    *types.Info
+	pkg     *types.Package
+	table   string   // name of the file's function table
+	entries []string // function table entries
+	approx  []string
+}
+
+// funcRef returns the expression for the i'th function of the file table.
+func (f *fileEmitter) funcRef(i int) string { return fmt.Sprintf("&%s[%d]", f.table, i) }
+
+func (f *fileEmitter) emitFunc(p *FuncPlan, id int, outerID int) {
+	self := f.funcRef(id)
+	yield := p.Fn.Synthetic != ""
+	if yield {
+		self = f.funcRef(outerID)
+	}
+	who := func(at Point) string {
+		if p.Leaf || yield || at.Kind == atFuncEntry {
+			return self
+		}
+		return "nil"
+	}
+	push := !p.Leaf && !yield
+	for _, at := range p.order {
+		n := p.Charges[at]
+		chk := p.Checks[at]
+		if n == 0 && !chk {
+			continue
+		}
+		f.emitPoint(p, at, n, chk, who(at))
+	}
+	if push {
+		// After the entry charge and check: push, and keep the depth to
+		// restore on the way out.
+		text := fmt.Sprintf("%s := %s.P(%s); _ = %s; ", depthVar, counterAlias, self, depthVar)
+		if p.Defers {
+			text += fmt.Sprintf("defer %s.R(%s); ", counterAlias, depthVar)
+		}
+		f.insert(p.Body.Lbrace+1, rankPop, text)
+		if !p.Defers {
+			f.emitPops(p)
+		}
+	}
+}
+
+// stmt returns the charge (and check) statement for n instructions.
+func stmt(n int64, chk bool, who string) string {
+	if chk {
+		return fmt.Sprintf("if %s.D(%d) { %s.S(%s) }; ", counterAlias, n, counterAlias, who)
+	}
+	return fmt.Sprintf("%s.C(%d); ", counterAlias, n)
+}
+
+// tick returns a boolean expression that charges (and checks) and is true.
+func tick(n int64, chk bool, who string) string {
+	if chk {
+		return fmt.Sprintf("%s.TC(%d, %s)", counterAlias, n, who)
+	}
+	return fmt.Sprintf("%s.T(%d)", counterAlias, n)
+}
+
+func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who string) {
+	switch at.Kind {
+	case atFuncEntry, atBodyStart:
+		var pos token.Pos
+		switch b := at.Node.(type) {
+		case *ast.BlockStmt:
+			pos = b.Lbrace + 1
+		case *ast.CaseClause:
+			pos = b.Colon + 1
+		case *ast.CommClause:
+			pos = b.Colon + 1
+		}
+		f.insert(pos, rankStmt, stmt(n, chk, who))
+	case beforeStmt:
+		s := at.Node.(ast.Stmt)
+		pos := s.Pos()
+		if l, ok := s.(*ast.LabeledStmt); ok {
+			switch l.Stmt.(type) {
+			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			default:
+				pos = l.Stmt.Pos()
+			}
+		}
+		f.insert(pos, rankStmt, stmt(n, chk, who))
+	case afterStmt:
+		s := at.Node.(ast.Stmt)
+		if s == lastStmt(p.Body) && p.Fn.Signature.Results().Len() > 0 {
+			return // nothing runs after it
+		}
+		f.insert(s.End(), rankStmt, "; "+stmt(n, chk, who))
+	case atFuncEnd, atBodyEnd:
+		b := at.Node.(*ast.BlockStmt)
+		f.insert(b.Rbrace, rankStmt, "; "+stmt(n, chk, who))
+	case tickExpr:
+		e := at.Node.(ast.Expr)
+		t := tick(n, chk, who)
+		if tv, ok := f.info.Types[e]; !ok || !types.Identical(tv.Type, types.Typ[types.Bool]) && !types.Identical(tv.Type, types.Typ[types.UntypedBool]) {
+			t += " == true" // untyped bool, so that it combines with a named bool type
+		}
+		f.insert(e.Pos(), rankOpen, "("+t+" && (")
+		f.insert(e.End(), rankClose, "))")
+	case caseValue:
+		e := at.Node.(ast.Expr)
+		sw := f.switchOf(e)
+		tagType := f.info.TypeOf(sw.Tag)
+		ts, ok := f.typeString(tagType)
+		if !ok {
+			f.approx = append(f.approx, fmt.Sprintf("%s: case value at %s: tag type %s cannot be named here; %d instructions not counted", p.Fn, f.fset.Position(e.Pos()), tagType, n))
+			return
+		}
+		if chk {
+			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VC[%s](%d, %s, ", counterAlias, ts, n, who))
+		} else {
+			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](%d, ", counterAlias, ts, n))
+		}
+		f.insert(e.End(), rankClose, ")")
+	case typeCase:
+		tt := at.Node.(*typeTest)
+		sw := f.typeSwitchOf(tt.Clause)
+		guard := f.guardExpr(sw, tt.Clause)
+		if guard == "" {
+			f.approx = append(f.approx, fmt.Sprintf("%s: type switch at %s: cannot tell which type matched; %d instructions charged to the first", p.Fn, f.fset.Position(sw.Pos()), n))
+			f.insert(tt.Clause.Colon+1, rankStmt, stmt(n, false, who))
+			return
+		}
+		var types []string
+		for _, t := range tt.Clause.List[tt.Index:] {
+			types = append(types, f.text(t))
+		}
+		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), stmt(n, false, who)))
+	case defaultClause:
+		sw := at.Node.(*ast.TypeSwitchStmt)
+		for _, s := range sw.Body.List {
+			if cl := s.(*ast.CaseClause); cl.List == nil {
+				f.insert(cl.Colon+1, rankStmt, stmt(n, chk, who))
+				return
+			}
+		}
+		f.insert(sw.Body.Rbrace, rankStmt, "default: "+stmt(n, chk, who))
+	}
+}
+
+// emitPops restores the stack depth before every return of p's function
+// (results that call functions are evaluated first) and at its end.
+func (f *fileEmitter) emitPops(p *FuncPlan) {
+	ast.Inspect(p.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) == 0 || p.Fn.Signature.Results().Len() > 4 || !f.callsIn(n.Results) {
+				f.insert(n.Pos(), rankPop, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
+				return true
+			}
+			// return R<k>(depth, results...): the results are evaluated
+			// (calls included) before the depth is restored.
+			k := p.Fn.Signature.Results().Len()
+			if names, ok := f.resultTypes(p); ok {
+				f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar))
+			} else if tv, ok := f.info.Types[n.Results[0]]; ok && k == 1 && types.Identical(tv.Type, p.Fn.Signature.Results().At(0).Type()) {
+				f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar))
+			} else {
+				f.insert(n.Pos(), rankPop, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
+				return true
+			}
+			f.insert(n.Results[len(n.Results)-1].End(), rankClose, ")")
+		}
+		return true
+	})
+	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) {
+		f.insert(p.Body.Rbrace, rankPop, fmt.Sprintf("; %s.R(%s)", counterAlias, depthVar))
+	}
+}
+
+// resultTypes names the result types of p's function as source text.
+func (f *fileEmitter) resultTypes(p *FuncPlan) ([]string, bool) {
+	var names []string
+	res := p.Fn.Signature.Results()
+	for i := 0; i < res.Len(); i++ {
+		s, ok := f.typeString(res.At(i).Type())
+		if !ok {
+			return nil, false
+		}
+		names = append(names, s)
+	}
+	return names, true
+}
+
+// callsIn reports whether any expression calls a function (conversions and
+// builtins other than panic do not count).
+func (f *fileEmitter) callsIn(exprs []ast.Expr) bool {
+	found := false
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if found {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				if tv, ok := f.info.Types[n.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+					return true
+				}
+				found = true
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// typeString names t as source text valid in this file, if it can.
+func (f *fileEmitter) typeString(t types.Type) (string, bool) {
+	ok := true
+	s := types.TypeString(t, func(p *types.Package) string {
+		if p == f.pkg {
+			return ""
+		}
+		for _, imp := range f.file.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if path != p.Path() {
+				continue
+			}
+			if imp.Name != nil {
+				if imp.Name.Name == "_" || imp.Name.Name == "." {
+					break
+				}
+				return imp.Name.Name
+			}
+			return p.Name()
+		}
+		ok = false
+		return p.Name()
+	})
+	if strings.Contains(s, "struct{") || strings.Contains(s, "interface{") && strings.Contains(s, ";") {
+		// Anonymous struct and interface types print field names and
+		// methods that may not be valid here (unexported from elsewhere).
+		return s, ok && !strings.Contains(s, "func(")
+	}
+	return s, ok
+}
+
+func (f *fileEmitter) text(n ast.Node) string {
+	return string(f.src[f.offset(n.Pos()):f.offset(n.End())])
+}
+
+func (f *fileEmitter) switchOf(e ast.Expr) *ast.SwitchStmt {
+	var sw *ast.SwitchStmt
+	ast.Inspect(f.file, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SwitchStmt); ok && s.Body.Pos() <= e.Pos() && e.End() <= s.Body.End() {
+			sw = s
+		}
+		return true
+	})
+	return sw
+}
+
+func (f *fileEmitter) typeSwitchOf(cl *ast.CaseClause) *ast.TypeSwitchStmt {
+	var sw *ast.TypeSwitchStmt
+	ast.Inspect(f.file, func(n ast.Node) bool {
+		if s, ok := n.(*ast.TypeSwitchStmt); ok {
+			for _, c := range s.Body.List {
+				if c == cl {
+					sw = s
+				}
+			}
+		}
+		return sw == nil
+	})
+	return sw
+}
+
+// guardExpr returns source text for the value a type switch tests, valid
+// at the start of clause cl, or "" if there is none without re-evaluating
+// an expression.
+func (f *fileEmitter) guardExpr(sw *ast.TypeSwitchStmt, cl *ast.CaseClause) string {
+	switch a := sw.Assign.(type) {
+	case *ast.AssignStmt:
+		// In a clause that lists several types the bound variable has the
+		// guard's interface type and value.
+		if id, ok := a.Lhs[0].(*ast.Ident); ok && id.Name != "_" && len(cl.List) > 1 {
+			return id.Name
+		}
+		ta := a.Rhs[0].(*ast.TypeAssertExpr)
+		if id, ok := ta.X.(*ast.Ident); ok {
+			return id.Name
+		}
+	case *ast.ExprStmt:
+		ta := a.X.(*ast.TypeAssertExpr)
+		if id, ok := ta.X.(*ast.Ident); ok {
+			return id.Name
+		}
+	}
+	return ""
+}
+
+func lastStmt(b *ast.BlockStmt) ast.Stmt {
+	if b == nil || len(b.List) == 0 {
+		return nil
+	}
+	return b.List[len(b.List)-1]
+}
+
+// isTerminating approximates the spec's terminating statements, enough to
+// know whether code may be appended after s at the end of a function.
+func isTerminating(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.GOTO
+	case *ast.ExprStmt:
+		if c, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	case *ast.BlockStmt:
+		return isTerminating(lastStmt(s))
+	case *ast.LabeledStmt:
+		return isTerminating(s.Stmt)
+	case *ast.ForStmt:
+		return s.Cond == nil && !hasBreak(s)
+	case *ast.IfStmt:
+		return s.Else != nil && isTerminating(lastStmt(s.Body)) && isTerminating(s.Else)
+	case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		return clausesTerminate(s)
+	}
+	return false
+}
+
+func hasBreak(s ast.Stmt) bool {
+	found := false
+	ast.Inspect(s, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.BREAK {
+			found = true
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !found && !lit
+	})
+	return found
+}
+
+func clausesTerminate(s ast.Stmt) bool {
+	var body *ast.BlockStmt
+	hasDefault := false
+	switch s := s.(type) {
+	case *ast.SwitchStmt:
+		body = s.Body
+	case *ast.TypeSwitchStmt:
+		body = s.Body
+	case *ast.SelectStmt:
+		body = s.Body
+		hasDefault = true
+	}
+	if hasBreak(s) {
+		return false
+	}
+	for _, c := range body.List {
+		var list []ast.Stmt
+		switch c := c.(type) {
+		case *ast.CaseClause:
+			list = c.Body
+			if c.List == nil {
+				hasDefault = true
+			}
+		case *ast.CommClause:
+			list = c.Body
+		}
+		if len(list) == 0 {
+			return false
+		}
+		last := list[len(list)-1]
+		if b, ok := last.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
+			continue
+		}
+		if !isTerminating(last) {
+			return false
+		}
+	}
+	return hasDefault
+}
+
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
+}

@@ -1,0 +1,221 @@
+package rewrite
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ast/astutil"
+	"golang.org/x/tools/go/ssa"
+)
+
+// A pointKind says where in the source a charge is placed.
+type pointKind int
+
+const (
+	atFuncEntry   pointKind = iota // start of the function body
+	beforeStmt                     // before a statement of a statement list
+	afterStmt                      // right after a statement of a statement list
+	atBodyStart                    // start of a block or clause body
+	atFuncEnd                      // before the closing brace of the function body
+	atBodyEnd                      // before the closing brace of a loop body
+	tickExpr                       // boolean expression wrapped with a tick
+	caseValue                      // expression switch case value wrapped with a typed tick
+	typeCase                       // in a multi-type case clause, when the matched type is the Index'th or later
+	defaultClause                  // the default clause of a type switch (added if missing)
+)
+
+// typeTest names the types of a type switch clause from Index on.
+type typeTest struct {
+	Clause *ast.CaseClause
+	Index  int
+}
+
+func (t *typeTest) Pos() token.Pos { return t.Clause.Pos() }
+func (t *typeTest) End() token.Pos { return t.Clause.End() }
+
+// A Point is a source location where instrumented code charges the counter.
+// Node is the statement, body, clause or expression the kind refers to.
+type Point struct {
+	Kind pointKind
+	Node ast.Node
+}
+
+// landing is where a block's weight goes: Point with coefficient +1, plus
+// optional further points (negative adjustments or distributed charges).
+type charge struct {
+	at     Point
+	amount int64
+}
+
+// funcCtx holds what the landing rules need about one function.
+type funcCtx struct {
+	fn     *ssa.Function
+	body   *ast.BlockStmt // the body whose statements belong to fn
+	fset   *token.FileSet
+	file   *ast.File
+	info   *types.Info
+	labels map[ast.Stmt]string // labeled statements and their labels
+	approx []string            // blocks whose weight could only be placed approximately
+}
+
+// pathTo returns the AST path from the innermost node enclosing pos up to
+// the function body (inclusive), or nil if pos lies outside the body.
+func (c *funcCtx) pathTo(pos token.Pos) []ast.Node {
+	if !pos.IsValid() || pos < c.body.Lbrace || pos > c.body.Rbrace {
+		return nil
+	}
+	path, _ := astutil.PathEnclosingInterval(c.file, pos, pos)
+	for i, n := range path {
+		if n == c.body {
+			return path[:i+1]
+		}
+	}
+	return nil
+}
+
+// blockPos returns the position that identifies where in the source b
+// starts: its first counted instruction with a position, or for the merge
+// block of a value-context && or || the operator of its phi.
+func blockPos(b *ssa.BasicBlock) token.Pos {
+	for _, instr := range b.Instrs {
+		if _, ok := instr.(*ssa.Phi); ok {
+			continue
+		}
+		// The position of MakeClosure is the func literal's keyword: fine.
+		if p := instr.Pos(); p.IsValid() {
+			return p
+		}
+	}
+	if b.Comment == "binop.done" {
+		for _, instr := range b.Instrs {
+			if phi, ok := instr.(*ssa.Phi); ok && (phi.Comment == "&&" || phi.Comment == "||") {
+				return phi.Pos()
+			}
+		}
+	}
+	return token.NoPos
+}
+
+// inList reports whether stmt is an element of a statement list (block,
+// case clause or comm clause body).
+func inList(parent ast.Node, stmt ast.Node) bool {
+	switch stmt.(type) {
+	case *ast.CaseClause, *ast.CommClause:
+		return false // elements of a switch or select body, not statements
+	}
+	var list []ast.Stmt
+	switch p := parent.(type) {
+	case *ast.BlockStmt:
+		list = p.List
+	case *ast.CaseClause:
+		list = p.Body
+	case *ast.CommClause:
+		list = p.Body
+	default:
+		return false
+	}
+	for _, s := range list {
+		if s == stmt {
+			return true
+		}
+	}
+	return false
+}
+
+// generic finds the landing point of a block that starts at pos by walking
+// from the innermost node outwards: the first conditional context (operand
+// of && or ||, loop condition, post statement, case value) or else the
+// innermost statement of a statement list.
+func (c *funcCtx) generic(pos token.Pos) (Point, bool) {
+	path := c.pathTo(pos)
+	if path == nil {
+		return Point{}, false
+	}
+	for i := 0; i+1 < len(path); i++ {
+		n, parent := path[i], path[i+1]
+		switch p := parent.(type) {
+		case *ast.FuncLit:
+			// pos is the func keyword of a closure (MakeClosure): keep walking.
+		case *ast.BinaryExpr:
+			if (p.Op == token.LAND || p.Op == token.LOR) && n == p.Y {
+				return Point{tickExpr, p.Y}, true
+			}
+		case *ast.ForStmt:
+			if n == p.Cond {
+				return Point{tickExpr, p.Cond}, true
+			}
+			if n == p.Post {
+				return Point{}, false // handled by the for.post rule
+			}
+		case *ast.IfStmt:
+			if n == p.Else {
+				// else-if: its init and condition open the else branch.
+				if inner, ok := n.(*ast.IfStmt); ok {
+					return Point{tickExpr, inner.Cond}, true
+				}
+			}
+		case *ast.CaseClause:
+			for _, v := range p.List {
+				if v == n {
+					return c.caseValuePoint(path[i+1:], p, v), true
+				}
+			}
+		}
+		if stmt, ok := n.(ast.Stmt); ok && inList(parent, stmt) {
+			return Point{beforeStmt, stmt}, true
+		}
+	}
+	return Point{}, false
+}
+
+// caseValuePoint returns the point for a case value of an expression switch:
+// a tick on the boolean case of a tagless switch, a typed tick otherwise.
+func (c *funcCtx) caseValuePoint(path []ast.Node, cc *ast.CaseClause, v ast.Expr) Point {
+	for _, n := range path {
+		if sw, ok := n.(*ast.SwitchStmt); ok {
+			if sw.Tag == nil {
+				return Point{tickExpr, v}
+			}
+			return Point{caseValue, v}
+		}
+	}
+	return Point{caseValue, v}
+}
+
+// enclosing returns the innermost node of type T on the path to pos for
+// which ok(T) holds.
+func enclosing[T ast.Node](c *funcCtx, pos token.Pos, ok func(T) bool) (T, bool) {
+	var zero T
+	for _, n := range c.pathTo(pos) {
+		if t, is := n.(T); is && ok(t) {
+			return t, true
+		}
+	}
+	return zero, false
+}
+
+func contains(n ast.Node, pos token.Pos) bool {
+	return n != nil && n.Pos() <= pos && pos < n.End()
+}
+
+// anyPos returns a source position inside the code b executes, or of a
+// block close to it: b's own position, else that of a predecessor.
+func predPositions(b *ssa.BasicBlock) []token.Pos {
+	var ps []token.Pos
+	for _, p := range b.Preds {
+		if pos := blockPos(p); pos.IsValid() {
+			ps = append(ps, pos)
+		}
+	}
+	return ps
+}
+
+// construct kinds by block comment prefix.
+func commentKind(comment string) (kind, part string) {
+	if i := strings.LastIndexByte(comment, '.'); i > 0 {
+		return comment[:i], comment[i+1:]
+	}
+	return comment, ""
+}

@@ -1,0 +1,716 @@
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// A FuncPlan is the instrumentation of one function: where its blocks'
+// weights are charged, where checks go, and how its stack entry is kept.
+type FuncPlan struct {
+	Fn      *ssa.Function
+	Name    string // pprof-style name, e.g. "pkg.(*T).M.func1"
+	Line    int    // declaration line
+	Body    *ast.BlockStmt
+	Type    *ast.FuncType
+	Leaf    bool // calls no function: pushes its identifier only when it samples
+	Defers  bool // has defer statements: restores the stack depth in a deferred call
+	Weights []int64
+	Total   int64 // sum of block weights
+
+	Charges map[Point]int64 // net amount charged at each point
+	Checks  map[Point]bool  // points followed by a granularity check
+	Approx  []string        // blocks whose weight is placed approximately
+	order   []Point         // points in first-use order, for deterministic output
+}
+
+func (p *FuncPlan) add(at Point, n int64) {
+	if _, ok := p.Charges[at]; !ok {
+		p.order = append(p.order, at)
+	}
+	p.Charges[at] += n
+}
+
+func (p *FuncPlan) check(at Point) {
+	if _, ok := p.Charges[at]; !ok {
+		p.order = append(p.order, at)
+		p.Charges[at] += 0
+	}
+	p.Checks[at] = true
+}
+
+// planFunc computes the plan of fn, whose statements are those of body (for
+// a range-over-func yield function, body is the loop body).
+func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options) *FuncPlan {
+	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels}
+	p := &FuncPlan{
+		Fn:      fn,
+		Body:    body,
+		Charges: make(map[Point]int64),
+		Checks:  make(map[Point]bool),
+		Leaf:    true,
+	}
+	for _, b := range fn.Blocks {
+		if hasCall(b) {
+			p.Leaf = false
+		}
+	}
+	p.Defers = hasDeferStmt(body)
+	headers := loopHeaders(fn)
+
+	landed := make(map[*ssa.BasicBlock]Point)
+	var pending []*ssa.BasicBlock
+	p.Weights = make([]int64, len(fn.Blocks))
+	for _, b := range fn.Blocks {
+		w := Weight(b)
+		p.Weights[b.Index] = w
+		p.Total += w
+		at, ok := c.land(b, p, w)
+		if ok {
+			landed[b] = at
+		} else if w != 0 {
+			pending = append(pending, b)
+		}
+	}
+	// Blocks without a source landing take their weight from neighbours by
+	// flow conservation: a block all of whose predecessors jump only to it
+	// executes exactly as often as they do together; a block that is the
+	// only predecessor of its only successor executes as often as that one.
+	for changed := true; changed && len(pending) > 0; {
+		changed = false
+		rest := pending[:0]
+		for _, b := range pending {
+			if c.distribute(b, p, landed) {
+				changed = true
+				continue
+			}
+			rest = append(rest, b)
+		}
+		pending = rest
+	}
+	for _, b := range pending {
+		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Weights[b.Index]))
+	}
+	p.Approx = append(p.Approx, c.approx...)
+
+	// Checks (paper §5.2): terminating blocks, blocks with calls, loop
+	// headers; then MaxPath.
+	small := p.Leaf && len(headers) == 0 && p.Total <= int64(opts.SmallLeaf)
+	if !small {
+		need := make(map[*ssa.BasicBlock]bool)
+		for _, b := range fn.Blocks {
+			if _, ok := landed[b]; !ok {
+				continue
+			}
+			if terminates(b) || hasCall(b) || headers[b] || (b.Index == 0 && !p.Leaf) {
+				need[b] = true
+			}
+		}
+		addMaxPathChecks(fn, p.Weights, landed, need, int64(opts.MaxPath))
+		for b := range need {
+			p.check(landed[b])
+		}
+	}
+	return p
+}
+
+// land places b's weight at its landing point and reports the point, or
+// reports false if b has no landing point of its own.
+func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
+	pos := blockPos(b)
+	if b.Index == 0 {
+		at := Point{atFuncEntry, c.body}
+		p.add(at, w)
+		return at, true
+	}
+	kind, part := commentKind(b.Comment)
+	switch kind {
+	case "for":
+		f, ok := c.forStmt(b, pos)
+		if !ok {
+			break
+		}
+		switch part {
+		case "body":
+			at := Point{atBodyStart, f.Body}
+			p.add(at, w)
+			return at, true
+		case "loop":
+			at := Point{tickExpr, f.Cond}
+			p.add(at, w)
+			return at, true
+		case "post":
+			c.chargeAfterIteration(p, f, f.Body, w)
+			return Point{}, false
+		}
+	case "rangeindex", "rangeiter", "rangechan", "rangeint":
+		r, ok := c.rangeStmt(b, pos, kind)
+		if !ok {
+			break
+		}
+		switch part {
+		case "body":
+			at := Point{atBodyStart, r.Body}
+			p.add(at, w)
+			return at, true
+		case "loop":
+			if kind == "rangeint" {
+				// The increment after each iteration (target of continue).
+				c.chargeAfterIteration(p, r, r.Body, w)
+				return Point{}, false
+			}
+			// The header runs before every iteration and once more on
+			// normal exit: charge it at the body start and after the
+			// loop, and take it back at each break.
+			at := Point{atBodyStart, r.Body}
+			p.add(at, w)
+			p.add(Point{afterStmt, r}, w)
+			for _, br := range branchesTo(r, token.BREAK, c.labels) {
+				p.add(Point{beforeStmt, br}, -w)
+			}
+			return at, true
+		}
+	case "if":
+		if part == "then" || part == "else" {
+			ifs, ok := enclosing(c, pos, func(s *ast.IfStmt) bool {
+				return (part == "then" && contains(s.Body, pos)) || (part == "else" && contains(s.Else, pos))
+			})
+			if !ok {
+				break
+			}
+			var at Point
+			if part == "then" {
+				at = Point{atBodyStart, ifs.Body}
+			} else if blk, isBlock := ifs.Else.(*ast.BlockStmt); isBlock {
+				at = Point{atBodyStart, blk}
+			} else {
+				at = Point{tickExpr, ifs.Else.(*ast.IfStmt).Cond}
+			}
+			p.add(at, w)
+			return at, true
+		}
+	case "switch", "typeswitch", "select":
+		if part == "body" {
+			if cl, ok := c.clause(pos); ok {
+				at := Point{atBodyStart, cl}
+				p.add(at, w)
+				return at, true
+			}
+		}
+		if part == "next" && kind != "switch" {
+			if c.chargeCaseTest(b, p, kind, w) {
+				return Point{}, false
+			}
+		}
+	case "recover":
+		// Runs only when a deferred call recovered a panic: not placed.
+		c.approx = append(c.approx, fmt.Sprintf("%s: recover block (weight %d) is not counted", c.fn, w))
+		return Point{}, false
+	}
+	if !pos.IsValid() {
+		if terminates(b) {
+			if _, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); isRet {
+				at := Point{atFuncEnd, c.body}
+				if !c.isFuncBody() {
+					at = Point{atBodyEnd, c.body} // a range-over-func body falling off its end
+				}
+				p.add(at, w)
+				return at, true
+			}
+		}
+		if (part == "done") && len(b.Preds) > 0 {
+			if s, ok := c.doneOf(b, kind); ok {
+				at := Point{afterStmt, s}
+				p.add(at, w)
+				return at, true
+			}
+		}
+		return Point{}, false
+	}
+	at, ok := c.generic(pos)
+	if !ok {
+		return Point{}, false
+	}
+	p.add(at, w)
+	return at, true
+}
+
+// isFuncBody reports whether c's body is a function body (not the body of
+// a range-over-func loop, whose end does not return).
+func (c *funcCtx) isFuncBody() bool {
+	return c.fn.Synthetic == ""
+}
+
+// distribute places the weight of a block without a landing point on its
+// neighbours when flow conservation makes that exact.
+func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.BasicBlock]Point) bool {
+	w := p.Weights[b.Index]
+	// All predecessors jump only to b and are landed.
+	if len(b.Preds) > 0 {
+		ok := true
+		for _, pr := range b.Preds {
+			if _, l := landed[pr]; !l || len(pr.Succs) != 1 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			for _, pr := range b.Preds {
+				p.add(landed[pr], w)
+			}
+			landed[b] = landed[b.Preds[0]]
+			return true
+		}
+	}
+	// b is the only predecessor of its only successor.
+	if len(b.Succs) == 1 && len(b.Succs[0].Preds) == 1 {
+		if at, l := landed[b.Succs[0]]; l {
+			p.add(at, w)
+			landed[b] = at
+			return true
+		}
+	}
+	// Every successor has b as its only predecessor and is landed.
+	if len(b.Succs) > 0 {
+		for _, s := range b.Succs {
+			if _, l := landed[s]; !l || len(s.Preds) != 1 {
+				return false
+			}
+		}
+		for _, s := range b.Succs {
+			p.add(landed[s], w)
+		}
+		return true
+	}
+	return false
+}
+
+// chargeAfterIteration charges w where each iteration of loop ends: at the
+// end of its body and before every continue that targets it.
+func (c *funcCtx) chargeAfterIteration(p *FuncPlan, loop ast.Stmt, body *ast.BlockStmt, w int64) {
+	p.add(Point{atBodyEnd, body}, w)
+	for _, cont := range branchesTo(loop, token.CONTINUE, c.labels) {
+		p.add(Point{beforeStmt, cont}, w)
+	}
+}
+
+// forStmt finds the for statement a for.* block belongs to.
+func (c *funcCtx) forStmt(b *ssa.BasicBlock, pos token.Pos) (*ast.ForStmt, bool) {
+	_, part := commentKind(b.Comment)
+	match := func(f *ast.ForStmt, pos token.Pos) bool {
+		switch part {
+		case "body":
+			return contains(f.Body, pos)
+		case "loop":
+			return f.Cond != nil && contains(f.Cond, pos)
+		case "post":
+			return f.Post != nil && contains(f.Post, pos)
+		}
+		return false
+	}
+	if pos.IsValid() {
+		if f, ok := enclosing(c, pos, func(f *ast.ForStmt) bool { return match(f, pos) }); ok {
+			return f, true
+		}
+	}
+	// No position of its own: find the loop from the body the block leads
+	// to (loop header) or comes from (post).
+	var near []*ssa.BasicBlock
+	if part == "loop" && len(b.Succs) > 0 {
+		near = append(near, b.Succs[0])
+	}
+	near = append(near, b.Preds...)
+	for _, nb := range near {
+		np := blockPos(nb)
+		if !np.IsValid() {
+			continue
+		}
+		f, ok := enclosing(c, np, func(f *ast.ForStmt) bool {
+			return contains(f.Body, np) && (part != "loop" || f.Cond != nil) && (part != "post" || f.Post != nil)
+		})
+		if ok {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// rangeStmt finds the range statement a range*.* block belongs to.
+func (c *funcCtx) rangeStmt(b *ssa.BasicBlock, pos token.Pos, kind string) (*ast.RangeStmt, bool) {
+	_, part := commentKind(b.Comment)
+	candidates := []token.Pos{pos}
+	if part == "loop" {
+		for _, s := range b.Succs {
+			candidates = append(candidates, blockPos(s))
+		}
+	}
+	for _, pr := range b.Preds {
+		candidates = append(candidates, blockPos(pr))
+	}
+	for _, cp := range candidates {
+		if !cp.IsValid() {
+			continue
+		}
+		r, ok := enclosing(c, cp, func(r *ast.RangeStmt) bool {
+			return rangeKind(c.info, r) == kind && (contains(r.Body, cp) || contains(r.X, cp))
+		})
+		if ok {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// rangeKind returns the go/ssa block-comment prefix of a range statement.
+func rangeKind(info *types.Info, r *ast.RangeStmt) string {
+	t := info.TypeOf(r.X)
+	if t == nil {
+		return ""
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if u.Info()&types.IsString != 0 {
+			return "rangeiter"
+		}
+		return "rangeint"
+	case *types.Map:
+		return "rangeiter"
+	case *types.Chan:
+		return "rangechan"
+	case *types.Signature:
+		return "rangefunc"
+	case *types.Interface: // type parameter: core type decides; treat like its core
+		return ""
+	}
+	return "rangeindex"
+}
+
+// clause returns the case or comm clause whose body (or case list) holds pos.
+func (c *funcCtx) clause(pos token.Pos) (ast.Node, bool) {
+	for _, n := range c.pathTo(pos) {
+		switch n.(type) {
+		case *ast.CaseClause, *ast.CommClause:
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// doneOf finds the statement after which a *.done block without a position
+// runs, from the positions of its predecessors.
+func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
+	for _, pp := range predPositions(b) {
+		for _, n := range c.pathTo(pp) {
+			var s ast.Stmt
+			switch n := n.(type) {
+			case *ast.ForStmt:
+				if kind == "for" {
+					s = n
+				}
+			case *ast.RangeStmt:
+				if kind == rangeKind(c.info, n) {
+					s = n
+				}
+			case *ast.IfStmt:
+				if kind == "if" {
+					s = n
+				}
+			case *ast.SwitchStmt:
+				if kind == "switch" {
+					s = n
+				}
+			case *ast.TypeSwitchStmt:
+				if kind == "typeswitch" {
+					s = n
+				}
+			case *ast.SelectStmt:
+				if kind == "select" {
+					s = n
+				}
+			}
+			if s != nil {
+				// An else-if is not in a statement list: use the outermost if.
+				return c.listStmt(s), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// listStmt returns s or, for an else-if, the outermost if statement of its
+// chain (the one that is an element of a statement list).
+func (c *funcCtx) listStmt(s ast.Stmt) ast.Stmt {
+	path := c.pathTo(s.Pos())
+	for i, n := range path {
+		if n != s {
+			continue
+		}
+		for j := i; j+1 < len(path); j++ {
+			if st, ok := path[j].(ast.Stmt); ok && inList(path[j+1], st) {
+				return st
+			}
+		}
+	}
+	return s
+}
+
+// chargeCaseTest places the weight of a type-switch or select test block:
+// the test runs on the way to every later clause, so its weight is charged
+// at the start of those clauses' bodies, and at the default clause (added
+// if missing: it is where no match lands).
+func (c *funcCtx) chargeCaseTest(b *ssa.BasicBlock, p *FuncPlan, kind string, w int64) bool {
+	switch kind {
+	case "typeswitch":
+		var ta *ssa.TypeAssert
+		for _, instr := range b.Instrs {
+			if t, ok := instr.(*ssa.TypeAssert); ok && t.CommaOk {
+				ta = t
+				break
+			}
+		}
+		if ta == nil {
+			return false
+		}
+		sw, ok := enclosing(c, ta.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
+		if !ok {
+			return false
+		}
+		// ta.Pos() is the case keyword of the clause being tested; which of
+		// its types is tested is the rank of b among the tests of that clause.
+		var clauses []*ast.CaseClause
+		for _, s := range sw.Body.List {
+			clauses = append(clauses, s.(*ast.CaseClause))
+		}
+		ci := -1
+		for i, cl := range clauses {
+			if cl.Case == ta.Pos() {
+				ci = i
+			}
+		}
+		if ci < 0 {
+			return false
+		}
+		rank := 0
+		for _, ob := range c.fn.Blocks {
+			if ob == b {
+				break
+			}
+			if ob.Comment == "typeswitch.next" && len(ob.Instrs) > 0 {
+				if t, ok := ob.Instrs[0].(*ssa.TypeAssert); ok && t.Pos() == ta.Pos() {
+					rank++
+				}
+			}
+		}
+		if ci == firstNonDefault(clauses) {
+			rank++ // the clause's first test is in the block before the switch's first next
+		}
+		for i := ci; i < len(clauses); i++ {
+			cl := clauses[i]
+			if cl.List == nil {
+				continue
+			}
+			if i == ci {
+				if rank >= len(cl.List) {
+					return false
+				}
+				// Only the types from rank on come after this test.
+				if rank > 0 {
+					p.add(Point{typeCase, &typeTest{Clause: cl, Index: rank}}, w)
+					continue
+				}
+			}
+			p.add(Point{atBodyStart, cl}, w)
+		}
+		p.add(Point{defaultClause, sw}, w)
+		return true
+	case "select":
+		// b compares the chosen index with the clause's index.
+		var sel *ssa.Select
+		for _, instr := range b.Instrs {
+			if bin, ok := instr.(*ssa.BinOp); ok {
+				if ex, ok := bin.X.(*ssa.Extract); ok {
+					if s, ok := ex.Tuple.(*ssa.Select); ok {
+						sel = s
+						break
+					}
+				}
+			}
+		}
+		if sel == nil {
+			return false
+		}
+		ss, ok := enclosing(c, sel.Pos(), func(*ast.SelectStmt) bool { return true })
+		if !ok || ss.Select != sel.Pos() {
+			return false
+		}
+		// The index this block tests is its rank among the select's tests.
+		rank := 1
+		for _, ob := range c.fn.Blocks {
+			if ob == b {
+				break
+			}
+			if ob.Comment == "select.next" && testsSelect(ob, sel) {
+				rank++
+			}
+		}
+		i := 0
+		for _, s := range ss.Body.List {
+			cl := s.(*ast.CommClause)
+			if cl.Comm == nil {
+				p.add(Point{atBodyStart, cl}, w)
+				continue
+			}
+			if i >= rank {
+				p.add(Point{atBodyStart, cl}, w)
+			}
+			i++
+		}
+		return true
+	}
+	return false
+}
+
+func firstNonDefault(clauses []*ast.CaseClause) int {
+	for i, cl := range clauses {
+		if cl.List != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+func testsSelect(b *ssa.BasicBlock, sel *ssa.Select) bool {
+	for _, instr := range b.Instrs {
+		if bin, ok := instr.(*ssa.BinOp); ok {
+			if ex, ok := bin.X.(*ssa.Extract); ok && ex.Tuple == sel {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// branchesTo returns the break or continue statements (tok) inside loop's
+// body that leave or continue loop, in source order.
+func branchesTo(loop ast.Stmt, tok token.Token, labels map[ast.Stmt]string) []*ast.BranchStmt {
+	var label string
+	var body *ast.BlockStmt
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		body = l.Body
+	case *ast.RangeStmt:
+		body = l.Body
+	}
+	if lbl, ok := labels[loop]; ok {
+		label = lbl
+	}
+	var out []*ast.BranchStmt
+	var walk func(n ast.Node, depth int)
+	walk = func(n ast.Node, nested int) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if m == n {
+				return true
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				walk(m, nested+1)
+				return false
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				if tok == token.BREAK {
+					walk(m, nested+1)
+					return false
+				}
+			case *ast.BranchStmt:
+				if m.Tok != tok {
+					return true
+				}
+				if m.Label == nil && nested == 0 || m.Label != nil && m.Label.Name == label && label != "" {
+					out = append(out, m)
+				}
+			}
+			return true
+		})
+	}
+	walk(body, 0)
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos() < out[j].Pos() })
+	return out
+}
+
+// hasDeferStmt reports whether body (not nested function literals) defers.
+func hasDeferStmt(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// addMaxPathChecks adds checks so that no path runs more than maxPath
+// instructions without one. Checked blocks restart the count; loop headers
+// already carry checks, so the unchecked part of the graph is acyclic.
+func addMaxPathChecks(fn *ssa.Function, weights []int64, landed map[*ssa.BasicBlock]Point, need map[*ssa.BasicBlock]bool, maxPath int64) {
+	if maxPath <= 0 {
+		return
+	}
+	acc := make(map[*ssa.BasicBlock]int64)
+	for _, b := range reversePostorder(fn) {
+		var in int64
+		for _, pr := range b.Preds {
+			if pr.Dominates(b) && b.Dominates(pr) {
+				continue
+			}
+			if a := acc[pr]; a > in && !isBackEdge(pr, b) {
+				in = a
+			}
+		}
+		if need[b] {
+			acc[b] = weights[b.Index]
+			continue
+		}
+		if in+weights[b.Index] > maxPath {
+			if _, ok := landed[b]; ok {
+				need[b] = true
+				acc[b] = weights[b.Index]
+				continue
+			}
+		}
+		acc[b] = in + weights[b.Index]
+	}
+}
+
+func isBackEdge(from, to *ssa.BasicBlock) bool { return to.Dominates(from) }
+
+func reversePostorder(fn *ssa.Function) []*ssa.BasicBlock {
+	seen := make(map[*ssa.BasicBlock]bool)
+	var post []*ssa.BasicBlock
+	var visit func(b *ssa.BasicBlock)
+	visit = func(b *ssa.BasicBlock) {
+		seen[b] = true
+		for _, s := range b.Succs {
+			if !seen[s] {
+				visit(s)
+			}
+		}
+		post = append(post, b)
+	}
+	if len(fn.Blocks) > 0 {
+		visit(fn.Blocks[0])
+	}
+	for i, j := 0, len(post)-1; i < j; i, j = i+1, j-1 {
+		post[i], post[j] = post[j], post[i]
+	}
+	return post
+}

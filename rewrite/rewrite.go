@@ -1,0 +1,303 @@
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+)
+
+// CounterPath is the import path of the package instrumented code calls.
+const CounterPath = "github.com/kprof/kprof/counter"
+
+// Options control the instrumentation. They are part of the build cache key.
+type Options struct {
+	// MaxPath is the largest number of instructions any path may run
+	// without a granularity check (paper §5.2). Default 50.
+	MaxPath int
+	// SmallLeaf: loop-free leaf functions of at most this many
+	// instructions get no check, so that they stay inlinable. Default 16.
+	SmallLeaf int
+}
+
+// DefaultOptions are the options kprof build uses unless told otherwise.
+var DefaultOptions = Options{MaxPath: 50, SmallLeaf: 16}
+
+// Input is a type-checked package with its source.
+type Input struct {
+	Fset  *token.FileSet
+	Files []*ast.File
+	Srcs  [][]byte // source of each file
+	Names []string // file name to report in positions (line directives)
+	Path  string   // import path
+	Pkg   *types.Package
+	Info  *types.Info
+}
+
+// Output is the instrumented package.
+type Output struct {
+	// Files holds the rewritten source of each input file, or nil for a
+	// file that needs no change.
+	Files [][]byte
+	Plans []*FuncPlan
+	// Approx lists every place where a weight could only be charged
+	// approximately: the residual inexactness of the instrumentation.
+	Approx []string
+}
+
+// NewInfo returns a types.Info with every map go/ssa needs.
+func NewInfo() *types.Info {
+	return &types.Info{
+		Types:        make(map[ast.Expr]types.TypeAndValue),
+		Defs:         make(map[*ast.Ident]types.Object),
+		Uses:         make(map[*ast.Ident]types.Object),
+		Implicits:    make(map[ast.Node]types.Object),
+		Instances:    make(map[*ast.Ident]types.Instance),
+		Scopes:       make(map[ast.Node]*types.Scope),
+		Selections:   make(map[*ast.SelectorExpr]*types.Selection),
+		FileVersions: make(map[*ast.File]string),
+	}
+}
+
+// BuildSSA builds the go/ssa form of in's package, the source of weights.
+func BuildSSA(in *Input) *ssa.Package {
+	prog := ssa.NewProgram(in.Fset, ssa.BuilderMode(0))
+	created := make(map[*types.Package]bool)
+	var create func(p *types.Package)
+	create = func(p *types.Package) {
+		if created[p] {
+			return
+		}
+		created[p] = true
+		prog.CreatePackage(p, nil, nil, true)
+		for _, q := range p.Imports() {
+			create(q)
+		}
+	}
+	for _, q := range in.Pkg.Imports() {
+		create(q)
+	}
+	spkg := prog.CreatePackage(in.Pkg, in.Files, in.Info, false)
+	spkg.Build()
+	return spkg
+}
+
+// skipPragmas are the directives whose functions must not be instrumented.
+var skipPragmas = []string{"//go:nosplit", "//go:norace", "//go:systemstack", "//go:nowritebarrier", "//go:nowritebarrierrec", "//go:yeswritebarrierrec", "//go:uintptrkeepalive"}
+
+func hasSkipPragma(doc *ast.CommentGroup) bool {
+	if doc == nil {
+		return false
+	}
+	for _, c := range doc.List {
+		for _, p := range skipPragmas {
+			if c.Text == p || strings.HasPrefix(c.Text, p+" ") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Package instruments one package.
+func Package(in *Input, opts Options) (*Output, error) {
+	if opts.MaxPath == 0 {
+		opts.MaxPath = DefaultOptions.MaxPath
+	}
+	spkg := BuildSSA(in)
+	fileOf := make(map[*token.File]int)
+	for i, f := range in.Files {
+		fileOf[in.Fset.File(f.Pos())] = i
+	}
+
+	// The functions to instrument, grouped by file, in source order.
+	byFile := make([][]*ssa.Function, len(in.Files))
+	skipped := make(map[ast.Node]bool)
+	for _, f := range in.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && hasSkipPragma(fd.Doc) {
+				skipped[fd] = true
+			}
+		}
+	}
+	for fn := range ssautil.AllFunctions(spkg.Prog) {
+		if fn.Pkg != spkg || fn.Blocks == nil || fn.Syntax() == nil {
+			continue
+		}
+		if fn.Synthetic != "" && fn.Synthetic != "range-over-func yield" {
+			continue
+		}
+		if fn.Origin() != nil { // an instance; the generic body is counted once
+			continue
+		}
+		if top := topLevel(fn); skipped[top.Syntax()] || strings.HasPrefix(top.Name(), "_Cfunc_") || strings.HasPrefix(top.Name(), "_cgo") {
+			continue
+		}
+		i, ok := fileOf[in.Fset.File(fn.Syntax().Pos())]
+		if !ok {
+			continue
+		}
+		if base := path.Base(in.Names[i]); strings.HasPrefix(base, "_cgo_") {
+			continue
+		}
+		byFile[i] = append(byFile[i], fn)
+	}
+
+	out := &Output{Files: make([][]byte, len(in.Files))}
+	for i, fns := range byFile {
+		if len(fns) == 0 {
+			continue
+		}
+		sort.Slice(fns, func(a, b int) bool {
+			if fns[a].Pos() != fns[b].Pos() {
+				return fns[a].Pos() < fns[b].Pos()
+			}
+			return fns[a].Syntax().Pos() < fns[b].Syntax().Pos()
+		})
+		src, plans, approx := instrumentFile(in, i, fns, opts)
+		out.Files[i] = src
+		out.Plans = append(out.Plans, plans...)
+		out.Approx = append(out.Approx, approx...)
+	}
+	return out, nil
+}
+
+func topLevel(fn *ssa.Function) *ssa.Function {
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	return fn
+}
+
+func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options) ([]byte, []*FuncPlan, []string) {
+	file := in.Files[i]
+	labels := make(map[ast.Stmt]string)
+	ast.Inspect(file, func(n ast.Node) bool {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			labels[l.Stmt] = l.Label.Name
+			labels[l] = l.Label.Name
+		}
+		return true
+	})
+	em := &fileEmitter{
+		editor: &editor{
+			fset:     in.Fset,
+			tf:       in.Fset.File(file.Pos()),
+			src:      in.Srcs[i],
+			filename: in.Names[i],
+		},
+		file:  file,
+		info:  in.Info,
+		pkg:   in.Pkg,
+		table: fmt.Sprintf("_kprofF%d", i),
+	}
+	ids := make(map[*ssa.Function]int)
+	var plans []*FuncPlan
+	var approx []string
+	for _, fn := range fns {
+		var body *ast.BlockStmt
+		var ftype *ast.FuncType
+		switch syn := fn.Syntax().(type) {
+		case *ast.FuncDecl:
+			body, ftype = syn.Body, syn.Type
+		case *ast.FuncLit:
+			body, ftype = syn.Body, syn.Type
+		case *ast.RangeStmt:
+			body = syn.Body
+		}
+		if body == nil {
+			continue
+		}
+		p := planFunc(in.Fset, file, in.Info, labels, fn, body, &opts)
+		p.Type = ftype
+		if fn.Synthetic == "" {
+			p.Name = FuncName(fn)
+			p.Line = in.Fset.Position(fn.Pos()).Line
+			ids[fn] = len(em.entries)
+			em.entries = append(em.entries, fmt.Sprintf("{%s, %s, %d}", strconv.Quote(p.Name), strconv.Quote(in.Path+"/"+path.Base(in.Names[i])), p.Line))
+		}
+		plans = append(plans, p)
+		approx = append(approx, p.Approx...)
+	}
+	for _, p := range plans {
+		outer := p.Fn
+		for outer.Synthetic != "" && outer.Parent() != nil {
+			outer = outer.Parent()
+		}
+		em.emitFunc(p, ids[p.Fn], ids[outer])
+	}
+	approx = append(approx, em.approx...)
+	if len(em.entries) == 0 {
+		return nil, plans, approx
+	}
+	// The import goes right after the package clause, on its line.
+	em.insert(file.Name.End(), rankStmt, fmt.Sprintf("; import %s %q", counterAlias, CounterPath))
+	src := em.apply("")
+	var tail strings.Builder
+	fmt.Fprintf(&tail, "\n\nvar %s = [...]%s.Func{\n", em.table, counterAlias)
+	for _, e := range em.entries {
+		fmt.Fprintf(&tail, "\t%s,\n", e)
+	}
+	tail.WriteString("}\n")
+	return append(src, tail.String()...), plans, approx
+}
+
+// FuncName names fn the way the Go runtime and go tool pprof do:
+// "pkg.F", "pkg.(*T).M", "pkg.T.M", "pkg.F.func1", "pkg.F.func1.2",
+// "pkg.G[...]", "pkg.init.0".
+func FuncName(fn *ssa.Function) string {
+	if parent := fn.Parent(); parent != nil {
+		idx := 0
+		for i, a := range parent.AnonFuncs {
+			if a == fn {
+				idx = i + 1
+			}
+		}
+		pn := FuncName(parent)
+		if parent.Parent() != nil {
+			return fmt.Sprintf("%s.%d", pn, idx)
+		}
+		if parent.Synthetic == "package initializer" {
+			return fmt.Sprintf("%s.func%d", pn, idx)
+		}
+		return fmt.Sprintf("%s.func%d", pn, idx)
+	}
+	pkg := ""
+	if fn.Pkg != nil {
+		pkg = fn.Pkg.Pkg.Path()
+	}
+	name := fn.Name()
+	if strings.HasPrefix(name, "init#") {
+		n, _ := strconv.Atoi(strings.TrimPrefix(name, "init#"))
+		return fmt.Sprintf("%s.init.%d", pkg, n-1)
+	}
+	if fn.TypeParams().Len() > 0 {
+		name += "[...]"
+	}
+	if recv := fn.Signature.Recv(); recv != nil {
+		t := recv.Type()
+		ptr := false
+		if p, ok := t.(*types.Pointer); ok {
+			t, ptr = p.Elem(), true
+		}
+		tn := ""
+		if n, ok := t.(*types.Named); ok {
+			tn = n.Obj().Name()
+			if n.TypeParams().Len() > 0 || n.TypeArgs().Len() > 0 {
+				tn += "[...]"
+			}
+		}
+		if ptr {
+			return fmt.Sprintf("%s.(*%s).%s", pkg, tn, name)
+		}
+		return fmt.Sprintf("%s.%s.%s", pkg, tn, name)
+	}
+	return pkg + "." + name
+}

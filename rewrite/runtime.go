@@ -1,0 +1,110 @@
+package rewrite
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// SupportedGo names the Go versions whose runtime the patch fits.
+const SupportedGo = "go1.26"
+
+// runtimeFile is added to package runtime: the per-goroutine state and the
+// exported accessors package counter uses.
+const runtimeFile = `// Code added by kprof. DO NOT EDIT.
+
+package runtime
+
+import (
+	"internal/runtime/exithook"
+	"unsafe"
+)
+
+// KprofGState is kprof's per-goroutine state, a field of every g.
+type KprofGState struct {
+	Count   int64          // instructions left until the next sample is due
+	Gran    int64          // granularity Count started from; 0 until registered
+	Depth   int            // entries of the reified stack in use
+	InAgent bool           // the agent is running on this goroutine
+	Stack   []uintptr      // reified stack: addresses of counter.Func
+	Local   unsafe.Pointer // the agent's per-goroutine state
+}
+
+var kprofGoexitHook func()
+
+// KprofState returns the running goroutine's kprof state.
+func KprofState() *KprofGState { return &getg().kprof }
+
+// KprofOnUserStack reports whether the caller runs on a user goroutine's
+// stack (not g0 or the signal stack), where the agent may run.
+func KprofOnUserStack() bool {
+	gp := getg()
+	return gp.m != nil && gp == gp.m.curg
+}
+
+// KprofSetGoexitHook sets the function every goroutine calls as it exits.
+func KprofSetGoexitHook(f func()) { kprofGoexitHook = f }
+
+// KprofAddExitHook runs f when the program exits (main returns or os.Exit).
+func KprofAddExitHook(f func()) {
+	exithook.Add(exithook.Hook{F: f, RunOnFailure: true})
+}
+
+func kprofGoexit() {
+	if h := kprofGoexitHook; h != nil {
+		h()
+	}
+	k := &getg().kprof
+	k.Count, k.Gran, k.Depth, k.InAgent, k.Local = 0, 0, 0, false, nil
+}
+`
+
+// patchRuntime rewrites the compile step of package runtime: runtime.g
+// gets the kprof field, goroutine exit calls kprofGoexit, and kprof.go is
+// added. It returns the new list of Go files. It fails closed: a runtime
+// whose source does not have the expected shape gets a clear error.
+func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
+	unsupported := func(what string) error {
+		return fmt.Errorf("kprof: the runtime of %s does not have the shape kprof patches (%s); kprof supports %s.x only", goVersion, what, SupportedGo)
+	}
+	patches := map[string]struct{ old, new string }{
+		"runtime2.go": {"\ntype g struct {\n", "\ntype g struct {\n\tkprof KprofGState // kprof: per-goroutine instruction counter and reified stack\n"},
+		"proc.go":     {"\nfunc goexit1() {\n", "\nfunc goexit1() {\n\tkprofGoexit()\n"},
+	}
+	done := make(map[string]bool)
+	out := make([]string, 0, len(files)+1)
+	for _, f := range files {
+		p, ok := patches[filepath.Base(f)]
+		if !ok {
+			out = append(out, f)
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Count(src, []byte(p.old)) != 1 {
+			return nil, unsupported(fmt.Sprintf("%s: %q", filepath.Base(f), p.old[1:len(p.old)-1]))
+		}
+		src = bytes.Replace(src, []byte(p.old), []byte(p.new), 1)
+		// Keep positions: the inserted line is reported as the one before.
+		src = append([]byte(fmt.Sprintf("//line %s:1\n", f)), src...)
+		nf := filepath.Join(workDir, filepath.Base(f))
+		if err := os.WriteFile(nf, src, 0o666); err != nil {
+			return nil, err
+		}
+		out = append(out, nf)
+		done[filepath.Base(f)] = true
+	}
+	for name := range patches {
+		if !done[name] {
+			return nil, unsupported(name + " not found")
+		}
+	}
+	nf := filepath.Join(workDir, "kprof_runtime.go")
+	if err := os.WriteFile(nf, []byte(runtimeFile), 0o666); err != nil {
+		return nil, err
+	}
+	return append(out, nf), nil
+}
