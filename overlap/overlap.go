@@ -274,9 +274,9 @@ func maxU128(x, y u128) u128 {
 	return y
 }
 
-// float converts x to the nearest float64, or close: the conversion is
-// monotonic, so num ≤ den gives float(num)/float(den) ≤ 1, and equal values
-// convert equally.
+// float converts x to a float64, rounding. The conversion is monotonic and
+// equal values convert equally, so num ≤ den gives float(num)/float(den) ≤ 1,
+// and num == den exactly 1.
 func (x u128) float() float64 {
 	return float64(x.hi)*(1<<64) + float64(x.lo)
 }

@@ -14,11 +14,12 @@
 // then Line (the canonical order); a tree is canonical when every node's
 // children are in that order with no function twice. [Profile.Canonicalize]
 // makes a tree canonical, [Node.Child] keeps it so, and everything this
-// package returns ([Parse], [Merge]) is canonical. Traversals ([Profile.Walk],
-// [Diff]) visit children in stored order, which for a canonical tree is
-// canonical order, so their output never depends on map order or on the order
-// in which an agent happened to record stacks. Traversals are iterative: a CCT
-// as deep as the profiled program's recursion cannot overflow the stack.
+// package returns ([Parse], [Merge]) is canonical. [Profile.Walk] visits
+// children in stored order, which for a canonical tree is canonical order;
+// the measures work on a canonical view of their arguments. So no output
+// depends on map order or on the order in which an agent happened to record
+// stacks. Every traversal keeps its own stack: a CCT as deep as the profiled
+// program's recursion cannot overflow the goroutine's.
 //
 // [Profile.CheckValid] is the one definition of a valid profile. [Profile.Write]
 // refuses invalid profiles and [Parse] checks every profile it decodes, so
@@ -56,8 +57,8 @@
 // wrong and at which byte offset; a file of a newer format version is rejected
 // with [ErrVersion]. Any change to this layout needs a new format version.
 //
-// Decoding allocates at most a small constant times the size of the input,
-// whatever the counts in the file claim.
+// Whatever the counts in a file claim, decoding allocates at most a bounded
+// multiple of the file's size: each count is checked against the bytes left.
 //
 // # Measures
 //
