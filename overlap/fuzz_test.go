@@ -52,7 +52,7 @@ func checkParse(t *testing.T, data []byte) {
 	if c, fn := Contexts(p, q), Functions(p, q); c != 100 || fn != 100 {
 		t.Fatalf("overlap with itself: contexts %v, functions %v", c, fn)
 	}
-	if d := Diff(p, q, 0); len(d) != 0 {
+	if d := Diff(p, q, 0); d != nil {
 		t.Fatalf("Diff with itself = %v", d)
 	}
 	if m, err := Merge(p, q); err == nil {

@@ -114,7 +114,8 @@ type ContextDiff struct {
 
 // Diff returns the n calling contexts, present in a or in b, whose shares A
 // and B differ most, largest difference first; n ≤ 0 means all of them.
-// Contexts with equal shares are left out. Ties are broken by stack, in
+// Contexts with equal shares are left out, so Diff of proportional profiles
+// is nil. Ties are broken by stack, in
 // canonical order (a stack before its extensions), so the result is
 // deterministic. The profiles should be valid; they need not be canonical and
 // are not modified.
@@ -164,6 +165,9 @@ func Diff(a, b *Profile, n int) []ContextDiff {
 	})
 	if n > 0 && n < len(order) {
 		order = order[:n]
+	}
+	if len(order) == 0 {
+		return nil
 	}
 	diffs := make([]ContextDiff, len(order))
 	for k, i := range order {

@@ -54,8 +54,9 @@
 // else. A truncated or damaged file, a count or length larger than the rest
 // of the file can hold, a count beyond int64, or a decoded profile that fails
 // CheckValid is rejected with an error wrapping [ErrCorrupt] that says what is
-// wrong and at which byte offset; a file of a newer format version is rejected
-// with [ErrVersion]. Any change to this layout needs a new format version.
+// wrong and where: the byte offset, or for a CheckValid failure the node. A
+// file of a newer format version is rejected with [ErrVersion]. Any change to
+// this layout needs a new format version.
 //
 // Whatever the counts in a file claim, decoding allocates at most a bounded
 // multiple of the file's size: each count is checked against the bytes left.
