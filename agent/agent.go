@@ -37,6 +37,10 @@ type Profiler = counter.Agent
 // Install makes p the agent of the program. Call it from an init function.
 func Install(p Profiler) { counter.Install(p) }
 
+// Off runs the program without an agent: counting continues, sampling
+// never happens (the paper's "No Prof." setting).
+func Off() { counter.Off() }
+
 // AtExit runs f when the program exits (main returns or os.Exit), with
 // counting suspended on the calling goroutine.
 func AtExit(f func()) {

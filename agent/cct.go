@@ -154,15 +154,13 @@ func merge(dst, src *node) {
 	}
 }
 
-// Profile returns the profile of everything sampled so far, the calling
-// goroutine's unreported instructions included.
+// Profile returns the profile of everything sampled so far.
 func (a *CCT) Profile(meta overlap.Meta) *overlap.Profile {
-	tail := counter.Flush()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	all := &node{}
 	merge(all, &a.done)
-	total, nsamp := a.total+tail, a.nsamp
+	total, nsamp := a.total, a.nsamp
 	for g := range a.live {
 		g.mu.Lock()
 		merge(all, &g.root)

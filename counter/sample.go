@@ -2,6 +2,17 @@ package counter
 
 import "unsafe"
 
+// early is the check period of goroutines that run before the agent is
+// installed.
+const early = 1 << 16
+
+// off is set when the program runs without an agent: no check fires.
+var off bool
+
+// Off turns sampling off for the program: instrumented code keeps counting
+// but never calls the slow path again (the paper's "No Prof." setting).
+func Off() { off = true }
+
 // unknown stands for stack entries lost when a goroutine's stack buffer
 // was too small for its depth (they are pushed again on the next call).
 var unknown = Func{Name: "(unknown)"}
@@ -14,10 +25,18 @@ var unknown = Func{Name: "(unknown)"}
 func S(self *Func) {
 	s := st()
 	if s.InAgent || agent == nil || !onUserStack() {
-		// Inside the agent, without an agent ("off"), or on a system
-		// stack (g0 runs timer and GC code): no sample; keep counting
-		// only what the goroutine itself runs.
+		// Inside the agent, with profiling off, or on a system stack (g0
+		// runs timer and GC code): no sample.
 		s.Count = never
+		if agent == nil && !off && !s.InAgent && onUserStack() {
+			// Before the agent is installed (package initialization):
+			// look again later; what ran so far is not profiled. The
+			// stack buffer is made now so that no push is lost.
+			s.Gran, s.Count = early, early
+			if s.Stack == nil {
+				grow(s, 0)
+			}
+		}
 		return
 	}
 	s.InAgent = true
@@ -83,16 +102,6 @@ func goexit() {
 	s.InAgent = false
 }
 
-// Flush returns the instructions the calling goroutine ran since its last
-// sample and starts a new period, so that they are reported once (the
-// agent calls it for the goroutine that ends the program).
-func Flush() int64 {
-	s := st()
-	n := s.Gran - s.Count
-	s.Count = s.Gran
-	return n
-}
-
 // Local returns the agent's per-goroutine slot of the calling goroutine.
 func Local() *unsafe.Pointer { return &st().Local }
 
@@ -110,5 +119,14 @@ func Enter() (leave func()) {
 	}
 }
 
-// AtExit runs f when the program exits: main returns or os.Exit.
-func AtExit(f func()) { addExitHook(f) }
+// AtExit runs f when the program exits: main returns or os.Exit. The
+// exiting goroutine first reports its unsampled instructions to the agent,
+// as a goroutine does when it ends.
+func AtExit(f func()) {
+	addExitHook(func() {
+		goexit()
+		s := st()
+		s.Count = s.Gran
+		f()
+	})
+}

@@ -81,8 +81,18 @@ func (e *editor) apply(prefix string) []byte {
 	return buf.Bytes()
 }
 
+// pendingStmt is a charge statement being accumulated for one spot.
+type pendingStmt struct {
+	n      int64
+	chk    bool
+	who    string
+	prefix string
+}
+
 // fileEmitter writes the plans of one file as insertions.
 type fileEmitter struct {
+	pending      map[token.Pos]*pendingStmt
+	pendingOrder []token.Pos
 	*editor
 	file    *ast.File
 	info    *types.Info
@@ -108,6 +118,8 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int, outerID int) {
 		return "nil"
 	}
 	push := !p.Leaf && !yield
+	f.pending = map[token.Pos]*pendingStmt{}
+	f.pendingOrder = nil
 	for _, at := range p.order {
 		n := p.Charges[at]
 		chk := p.Checks[at]
@@ -115,6 +127,14 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int, outerID int) {
 			continue
 		}
 		f.emitPoint(p, at, n, chk, who(at))
+	}
+	// Charges that land on the same spot become one statement.
+	for _, pos := range f.pendingOrder {
+		ps := f.pending[pos]
+		if ps.n == 0 && !ps.chk {
+			continue
+		}
+		f.insert(pos, rankStmt, ps.prefix+stmt(ps.n, ps.chk, ps.who))
 	}
 	if push {
 		// After the entry charge and check: push, and keep the depth to
@@ -146,6 +166,22 @@ func tick(n int64, chk bool, who string) string {
 	return fmt.Sprintf("%s.T(%d)", counterAlias, n)
 }
 
+// stmtAt adds a charge statement at pos (prefix separates it from a
+// preceding statement when it goes after one).
+func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, n int64, chk bool, who string) {
+	ps, ok := f.pending[pos]
+	if !ok {
+		ps = &pendingStmt{who: who, prefix: prefix}
+		f.pending[pos] = ps
+		f.pendingOrder = append(f.pendingOrder, pos)
+	}
+	ps.n += n
+	if chk {
+		ps.chk = true
+		ps.who = who
+	}
+}
+
 func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who string) {
 	switch at.Kind {
 	case atFuncEntry, atBodyStart:
@@ -158,7 +194,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who st
 		case *ast.CommClause:
 			pos = b.Colon + 1
 		}
-		f.insert(pos, rankStmt, stmt(n, chk, who))
+		f.stmtAt(pos, "", n, chk, who)
 	case beforeStmt:
 		s := at.Node.(ast.Stmt)
 		pos := s.Pos()
@@ -169,16 +205,16 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who st
 				pos = l.Stmt.Pos()
 			}
 		}
-		f.insert(pos, rankStmt, stmt(n, chk, who))
+		f.stmtAt(pos, "", n, chk, who)
 	case afterStmt:
 		s := at.Node.(ast.Stmt)
 		if s == lastStmt(p.Body) && p.Fn.Signature.Results().Len() > 0 {
 			return // nothing runs after it
 		}
-		f.insert(s.End(), rankStmt, "; "+stmt(n, chk, who))
+		f.stmtAt(s.End(), "; ", n, chk, who)
 	case atFuncEnd, atBodyEnd:
 		b := at.Node.(*ast.BlockStmt)
-		f.insert(b.Rbrace, rankStmt, "; "+stmt(n, chk, who))
+		f.stmtAt(b.Rbrace, "; ", n, chk, who)
 	case tickExpr:
 		e := at.Node.(ast.Expr)
 		t := tick(n, chk, who)
@@ -220,7 +256,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who st
 		sw := at.Node.(*ast.TypeSwitchStmt)
 		for _, s := range sw.Body.List {
 			if cl := s.(*ast.CaseClause); cl.List == nil {
-				f.insert(cl.Colon+1, rankStmt, stmt(n, chk, who))
+				f.stmtAt(cl.Colon+1, "", n, chk, who)
 				return
 			}
 		}

@@ -14,16 +14,17 @@ import (
 type pointKind int
 
 const (
-	atFuncEntry   pointKind = iota // start of the function body
-	beforeStmt                     // before a statement of a statement list
-	afterStmt                      // right after a statement of a statement list
-	atBodyStart                    // start of a block or clause body
-	atFuncEnd                      // before the closing brace of the function body
-	atBodyEnd                      // before the closing brace of a loop body
-	tickExpr                       // boolean expression wrapped with a tick
-	caseValue                      // expression switch case value wrapped with a typed tick
-	typeCase                       // in a multi-type case clause, when the matched type is the Index'th or later
-	defaultClause                  // the default clause of a type switch (added if missing)
+	atFuncEntry     pointKind = iota // start of the function body
+	beforeStmt                       // before a statement of a statement list
+	afterStmt                        // right after a statement of a statement list
+	atBodyStart                      // start of a block or clause body
+	atFuncEnd                        // before the closing brace of the function body
+	atBodyEnd                        // before the closing brace of a loop body
+	tickExpr                         // boolean expression wrapped with a tick
+	caseValue                        // expression switch case value wrapped with a typed tick
+	typeCase                         // in a multi-type case clause, when the matched type is the Index'th or later
+	defaultClause                    // the default clause of a type switch (added if missing)
+	placedElsewhere                  // not a point: the weight went to other points
 )
 
 // typeTest names the types of a type switch clause from Index on.
@@ -174,14 +175,19 @@ func (c *funcCtx) generic(pos token.Pos) (Point, bool) {
 // a tick on the boolean case of a tagless switch, a typed tick otherwise.
 func (c *funcCtx) caseValuePoint(path []ast.Node, cc *ast.CaseClause, v ast.Expr) Point {
 	for _, n := range path {
-		if sw, ok := n.(*ast.SwitchStmt); ok {
+		switch sw := n.(type) {
+		case *ast.SwitchStmt:
 			if sw.Tag == nil {
 				return Point{tickExpr, v}
 			}
 			return Point{caseValue, v}
+		case *ast.TypeSwitchStmt:
+			// Code positioned at a type switch case runs once the clause
+			// is chosen (its tests are placed by chargeCaseTest).
+			return Point{atBodyStart, cc}
 		}
 	}
-	return Point{caseValue, v}
+	return Point{atBodyStart, cc}
 }
 
 // enclosing returns the innermost node of type T on the path to pos for

@@ -71,9 +71,11 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 		p.Weights[b.Index] = w
 		p.Total += w
 		at, ok := c.land(b, p, w)
-		if ok {
+		switch {
+		case ok:
 			landed[b] = at
-		} else if w != 0 {
+		case at.Kind == placedElsewhere:
+		case w != 0:
 			pending = append(pending, b)
 		}
 	}
@@ -146,7 +148,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 			return at, true
 		case "post":
 			c.chargeAfterIteration(p, f, f.Body, w)
-			return Point{}, false
+			return elsewhere, false
 		}
 	case "rangeindex", "rangeiter", "rangechan", "rangeint":
 		r, ok := c.rangeStmt(b, pos, kind)
@@ -162,7 +164,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 			if kind == "rangeint" {
 				// The increment after each iteration (target of continue).
 				c.chargeAfterIteration(p, r, r.Body, w)
-				return Point{}, false
+				return elsewhere, false
 			}
 			// The header runs before every iteration and once more on
 			// normal exit: charge it at the body start and after the
@@ -196,7 +198,11 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		}
 	case "switch", "typeswitch", "select":
 		if part == "body" {
-			if cl, ok := c.clause(pos); ok {
+			cl, ok := c.clause(pos)
+			if !ok && !pos.IsValid() {
+				cl, ok = c.clauseOfTest(b)
+			}
+			if ok {
 				at := Point{atBodyStart, cl}
 				p.add(at, w)
 				return at, true
@@ -204,13 +210,22 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		}
 		if part == "next" && kind != "switch" {
 			if c.chargeCaseTest(b, p, kind, w) {
-				return Point{}, false
+				return elsewhere, false
+			}
+			if !pos.IsValid() {
+				// The default clause or, with no default, what runs after
+				// the statement when nothing matched (the done block is
+				// fused here only if no clause falls out to it).
+				if at, ok := c.noMatch(b, kind); ok {
+					p.add(at, w)
+					return at, true
+				}
 			}
 		}
 	case "recover":
 		// Runs only when a deferred call recovered a panic: not placed.
 		c.approx = append(c.approx, fmt.Sprintf("%s: recover block (weight %d) is not counted", c.fn, w))
-		return Point{}, false
+		return elsewhere, false
 	}
 	if !pos.IsValid() {
 		if terminates(b) {
@@ -238,6 +253,88 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	}
 	p.add(at, w)
 	return at, true
+}
+
+// elsewhere is what land returns for a block whose weight it placed at
+// points that are not the block's own landing.
+var elsewhere = Point{Kind: placedElsewhere}
+
+// testOf returns the type switch test or select of a block that decides
+// which clause runs.
+func testOf(b *ssa.BasicBlock) ssa.Instruction {
+	for _, instr := range b.Instrs {
+		switch instr := instr.(type) {
+		case *ssa.TypeAssert:
+			if instr.CommaOk {
+				return instr
+			}
+		case *ssa.Select:
+			return instr
+		case *ssa.BinOp:
+			if ex, ok := instr.X.(*ssa.Extract); ok {
+				if sel, ok := ex.Tuple.(*ssa.Select); ok {
+					return sel
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// clauseOfTest finds the clause a body block without a position belongs
+// to from the test in its predecessor: a type switch test's position is
+// its clause's case keyword; a select body follows its index comparison.
+func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock) (ast.Node, bool) {
+	for _, pr := range b.Preds {
+		if ta, ok := testOf(pr).(*ssa.TypeAssert); ok {
+			if cl, ok := enclosing(c, ta.Pos(), func(cl *ast.CaseClause) bool { return cl.Case == ta.Pos() }); ok {
+				return cl, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// noMatch returns where the code of a type switch's or select's last
+// "next" block without a test runs: the default clause, or after the
+// statement.
+func (c *funcCtx) noMatch(b *ssa.BasicBlock, kind string) (Point, bool) {
+	for _, pr := range b.Preds {
+		t := testOf(pr)
+		if t == nil {
+			continue
+		}
+		var body *ast.BlockStmt
+		var stmt ast.Stmt
+		switch kind {
+		case "typeswitch":
+			sw, ok := enclosing(c, t.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
+			if !ok {
+				return Point{}, false
+			}
+			body, stmt = sw.Body, sw
+		case "select":
+			ss, ok := enclosing(c, t.Pos(), func(s *ast.SelectStmt) bool { return s.Select == t.Pos() })
+			if !ok {
+				return Point{}, false
+			}
+			body, stmt = ss.Body, ss
+		}
+		for _, s := range body.List {
+			switch cl := s.(type) {
+			case *ast.CaseClause:
+				if cl.List == nil {
+					return Point{atBodyStart, cl}, true
+				}
+			case *ast.CommClause:
+				if cl.Comm == nil {
+					return Point{atBodyStart, cl}, true
+				}
+			}
+		}
+		return Point{afterStmt, c.listStmt(stmt)}, true
+	}
+	return Point{}, false
 }
 
 // isFuncBody reports whether c's body is a function body (not the body of

@@ -3,6 +3,9 @@ package rewrite
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 )
@@ -68,15 +71,31 @@ func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
 	unsupported := func(what string) error {
 		return fmt.Errorf("kprof: the runtime of %s does not have the shape kprof patches (%s); kprof supports %s.x only", goVersion, what, SupportedGo)
 	}
-	patches := map[string]struct{ old, new string }{
-		"runtime2.go": {"\ntype g struct {\n", "\ntype g struct {\n\tkprof KprofGState // kprof: per-goroutine instruction counter and reified stack\n"},
-		"proc.go":     {"\nfunc goexit1() {\n", "\nfunc goexit1() {\n\tkprofGoexit()\n"},
-	}
 	done := make(map[string]bool)
 	out := make([]string, 0, len(files)+1)
 	for _, f := range files {
-		p, ok := patches[filepath.Base(f)]
-		if !ok {
+		var patch func([]byte) ([]byte, error)
+		switch filepath.Base(f) {
+		case "runtime2.go":
+			// The field goes last: the compiler and the assembly know the
+			// offsets of g's first fields.
+			patch = func(src []byte) ([]byte, error) {
+				end, err := structEnd(f, src, "g")
+				if err != nil {
+					return nil, unsupported(err.Error())
+				}
+				field := "\tkprof KprofGState // kprof: per-goroutine instruction counter and reified stack\n"
+				return append(src[:end:end], append([]byte(field), src[end:]...)...), nil
+			}
+		case "proc.go":
+			patch = func(src []byte) ([]byte, error) {
+				const old = "\nfunc goexit1() {\n"
+				if bytes.Count(src, []byte(old)) != 1 {
+					return nil, unsupported("proc.go: func goexit1")
+				}
+				return bytes.Replace(src, []byte(old), []byte(old+"\tkprofGoexit()\n"), 1), nil
+			}
+		default:
 			out = append(out, f)
 			continue
 		}
@@ -84,11 +103,10 @@ func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if bytes.Count(src, []byte(p.old)) != 1 {
-			return nil, unsupported(fmt.Sprintf("%s: %q", filepath.Base(f), p.old[1:len(p.old)-1]))
+		if src, err = patch(src); err != nil {
+			return nil, err
 		}
-		src = bytes.Replace(src, []byte(p.old), []byte(p.new), 1)
-		// Keep positions: the inserted line is reported as the one before.
+		// The inserted line takes the number of the one before it.
 		src = append([]byte(fmt.Sprintf("//line %s:1\n", f)), src...)
 		nf := filepath.Join(workDir, filepath.Base(f))
 		if err := os.WriteFile(nf, src, 0o666); err != nil {
@@ -97,7 +115,7 @@ func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
 		out = append(out, nf)
 		done[filepath.Base(f)] = true
 	}
-	for name := range patches {
+	for _, name := range []string{"runtime2.go", "proc.go"} {
 		if !done[name] {
 			return nil, unsupported(name + " not found")
 		}
@@ -107,4 +125,28 @@ func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
 		return nil, err
 	}
 	return append(out, nf), nil
+}
+
+// structEnd returns the offset of the line holding the closing brace of
+// the struct type name declared in src.
+func structEnd(filename string, src []byte, name string) (int, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filename, src, parser.SkipObjectResolution)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			ts := sp.(*ast.TypeSpec)
+			if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.Name == name {
+				off := fset.Position(st.Fields.Closing).Offset
+				return bytes.LastIndexByte(src[:off], '\n') + 1, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s: no struct type %s", filepath.Base(filename), name)
 }

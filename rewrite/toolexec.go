@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -131,8 +132,8 @@ func (cfg *Config) Instrumented(path string) bool {
 	if cfg.Skip[path] || path == "unsafe" || strings.HasPrefix(path, "runtime/") || strings.HasPrefix(path, "internal/runtime/") {
 		return false
 	}
-	if _, own := cfg.Exports[path]; own && strings.HasPrefix(path, "github.com/kprof/kprof/") {
-		return false
+	if strings.HasPrefix(path, "github.com/kprof/kprof/") || path == cfg.Agent {
+		return false // kprof's own linked-in packages and the agent
 	}
 	if len(cfg.Only) == 0 {
 		return true
@@ -214,7 +215,7 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 	if err != nil {
 		// Not type-correct (or not analysable): let the compiler report
 		// on the original files.
-		if cfg.Verbose {
+		if cfg.Verbose || strings.Contains(err.Error(), "internal error") {
 			fmt.Fprintf(os.Stderr, "kprof: %s not instrumented: %v\n", pkgPath, err)
 		}
 		return args, nil
@@ -243,7 +244,14 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 
 // instrumentFiles type-checks and instruments the package's files, writing
 // the changed ones to workDir. It returns the file list for the compiler.
-func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lang string, isMain bool, workDir string) ([]string, []string, error) {
+func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lang string, isMain bool, workDir string) (_ []string, _ []string, err error) {
+	defer func() {
+		// A bug in the instrumenter must not break the user's build: the
+		// package is compiled as it is, and the failure reported.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error instrumenting %s: %v\n%s", pkgPath, r, debug.Stack())
+		}
+	}()
 	fset := token.NewFileSet()
 	in := &Input{Fset: fset, Path: pkgPath, Info: NewInfo()}
 	for _, f := range files {

@@ -36,6 +36,7 @@ func init() {
 		os.Exit(2)
 	}
 	if set.Mode == "off" {
+		agent.Off()
 		return
 	}
 	a := agent.NewCCT(set)

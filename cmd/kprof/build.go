@@ -316,4 +316,3 @@ func supportModule(id string) (string, error) {
 	}
 	return dir, nil
 }
-
