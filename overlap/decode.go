@@ -1,6 +1,7 @@
 package overlap
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,7 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"strings"
+	"slices"
 )
 
 var (
@@ -48,92 +49,22 @@ func ParseFile(path string) (*Profile, error) {
 
 // decoder reads the file format from b. Every read checks what it reads
 // against the bytes that remain, so no count in the file makes the decoder
-// allocate more than a constant times len(b).
+// allocate more than a bounded multiple of len(b). The first error sticks:
+// after it, reads return zero values and loops end.
 type decoder struct {
 	b   []byte
 	off int
+	err error
 	// section and item name what is being read, for error messages.
 	section string
 	item    int // -1 when the section has no items
 }
 
-func (d *decoder) errorf(off int, format string, args ...any) error {
-	what := d.section
-	if d.item >= 0 {
-		what = fmt.Sprintf("%s %d", d.section, d.item)
-	}
-	return fmt.Errorf("%w at byte offset %d: %s: %s", ErrCorrupt, off, what, fmt.Sprintf(format, args...))
-}
-
-func (d *decoder) enter(section string) { d.section, d.item = section, -1 }
-
-func (d *decoder) uvarint(field string) (uint64, error) {
-	x, n := binary.Uvarint(d.b[d.off:])
-	switch {
-	case n == 0:
-		return 0, d.errorf(d.off, "unexpected end of data reading %s", field)
-	case n < 0:
-		return 0, d.errorf(d.off, "%s overflows 64 bits", field)
-	case n > 1 && d.b[d.off+n-1] == 0:
-		return 0, d.errorf(d.off, "%s is not a minimal varint", field)
-	}
-	d.off += n
-	return x, nil
-}
-
-// int64 reads a non-negative int64.
-func (d *decoder) int64(field string) (int64, error) {
-	off := d.off
-	x, err := d.uvarint(field)
-	if err == nil && x > math.MaxInt64 {
-		err = d.errorf(off, "%s %d overflows int64", field, x)
-	}
-	return int64(x), err
-}
-
-// int reads a non-negative int.
-func (d *decoder) int(field string) (int, error) {
-	off := d.off
-	x, err := d.uvarint(field)
-	if err == nil && x > math.MaxInt {
-		err = d.errorf(off, "%s %d overflows int", field, x)
-	}
-	return int(x), err
-}
-
-// count reads the number of elements of a table whose elements take at least
-// minSize bytes each, and rejects a count the rest of the input cannot hold.
-func (d *decoder) count(field string, minSize int) (int, error) {
-	off := d.off
-	x, err := d.uvarint(field)
-	if err != nil {
-		return 0, err
-	}
-	if rest := len(d.b) - d.off; x > uint64(rest/minSize) {
-		return 0, d.errorf(off, "%s %d is more than the %d remaining bytes can hold", field, x, rest)
-	}
-	return int(x), nil
-}
-
-func (d *decoder) string(field string) (string, error) {
-	off := d.off
-	n, err := d.uvarint(field + " length")
-	if err != nil {
-		return "", err
-	}
-	if rest := len(d.b) - d.off; n > uint64(rest) {
-		return "", d.errorf(off, "%s length %d is more than the %d remaining bytes", field, n, rest)
-	}
-	s := string(d.b[d.off : d.off+int(n)])
-	d.off += int(n)
-	return s, nil
-}
-
 func decode(b []byte) (*Profile, error) {
 	d := &decoder{b: b}
-	p, err := d.profile()
-	if err != nil {
-		return nil, err
+	p := d.profile()
+	if d.err != nil {
+		return nil, d.err
 	}
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
@@ -141,151 +72,199 @@ func decode(b []byte) (*Profile, error) {
 	return p, nil
 }
 
-func (d *decoder) profile() (*Profile, error) {
+// fail records a corruption found at byte offset off, unless an earlier error
+// was recorded.
+func (d *decoder) fail(off int, format string, args ...any) {
+	if d.err != nil {
+		return
+	}
+	what := d.section
+	if d.item >= 0 {
+		what = fmt.Sprintf("%s %d", d.section, d.item)
+	}
+	d.err = fmt.Errorf("%w at byte offset %d: %s: %s", ErrCorrupt, off, what, fmt.Sprintf(format, args...))
+}
+
+func (d *decoder) enter(section string) { d.section, d.item = section, -1 }
+
+func (d *decoder) uvarint(field string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(d.b[d.off:])
+	switch {
+	case n == 0:
+		d.fail(d.off, "unexpected end of data reading %s", field)
+		return 0
+	case n < 0:
+		d.fail(d.off, "%s overflows 64 bits", field)
+		return 0
+	case n > 1 && d.b[d.off+n-1] == 0:
+		d.fail(d.off, "%s is not a minimal varint", field)
+		return 0
+	}
+	d.off += n
+	return x
+}
+
+// uint reads a varint no larger than limit.
+func (d *decoder) uint(field string, limit uint64, typ string) uint64 {
+	off := d.off
+	x := d.uvarint(field)
+	if x > limit {
+		d.fail(off, "%s %d overflows %s", field, x, typ)
+		return 0
+	}
+	return x
+}
+
+// int64 reads a non-negative int64.
+func (d *decoder) int64(field string) int64 {
+	return int64(d.uint(field, math.MaxInt64, "int64"))
+}
+
+// int reads a non-negative int.
+func (d *decoder) int(field string) int {
+	return int(d.uint(field, math.MaxInt, "int"))
+}
+
+// count reads the number of elements of a table whose elements take at least
+// minSize bytes each, and rejects a count the rest of the input cannot hold.
+func (d *decoder) count(field string, minSize int) int {
+	off := d.off
+	x := d.uvarint(field)
+	if rest := len(d.b) - d.off; x > uint64(rest/minSize) {
+		d.fail(off, "%s %d is more than the %d remaining bytes can hold", field, x, rest)
+		return 0
+	}
+	return int(x)
+}
+
+func (d *decoder) string(field string) string {
+	off := d.off
+	n := d.uvarint(field + " length")
+	if rest := len(d.b) - d.off; n > uint64(rest) {
+		d.fail(off, "%s length %d is more than the %d remaining bytes", field, n, rest)
+		return ""
+	}
+	s := string(d.b[d.off : d.off+int(n)])
+	d.off += int(n)
+	return s
+}
+
+func (d *decoder) profile() *Profile {
 	d.enter("header")
-	if !strings.HasPrefix(string(d.b), magic) {
-		if strings.HasPrefix(magic, string(d.b)) {
-			return nil, d.errorf(len(d.b), "unexpected end of data reading magic %q", magic)
+	if !bytes.HasPrefix(d.b, []byte(magic)) {
+		if bytes.HasPrefix([]byte(magic), d.b) {
+			d.fail(len(d.b), "unexpected end of data reading magic %q", magic)
+		} else {
+			d.fail(0, "not a kprof profile: missing magic %q", magic)
 		}
-		return nil, d.errorf(0, "not a kprof profile: missing magic %q", magic)
+		return nil
 	}
 	d.off = len(magic)
 	off := d.off
-	v, err := d.uvarint("format version")
-	switch {
-	case err != nil:
-		return nil, err
+	switch v := d.uvarint("format version"); {
+	case d.err != nil:
+		return nil
 	case v > formatVersion:
-		return nil, fmt.Errorf("%w at byte offset %d: the file has format version %d, this kprof reads version %d or older; upgrade kprof",
+		d.err = fmt.Errorf("%w at byte offset %d: the file has format version %d, this kprof reads version %d or older; upgrade kprof",
 			ErrVersion, off, v, formatVersion)
+		return nil
 	case v == 0:
-		return nil, d.errorf(off, "format version 0 does not exist")
+		d.fail(off, "format version 0 does not exist")
+		return nil
 	}
 
 	p := new(Profile)
 	d.enter("meta")
 	m := &p.Meta
-	for _, f := range []struct {
-		name string
-		read func(string) error
-	}{
-		{"mode", d.stringTo(&m.Mode)},
-		{"granularity", d.int64To(&m.Granularity)},
-		{"jitter", d.int64To(&m.Jitter)},
-		{"seed", func(name string) (err error) { m.Seed, err = d.uvarint(name); return err }},
-		{"metric version", func(name string) (err error) { m.MetricVersion, err = d.int(name); return err }},
-		{"kprof version", d.stringTo(&m.KprofVersion)},
-		{"Go version", d.stringTo(&m.GoVersion)},
-		{"GOOS", d.stringTo(&m.GOOS)},
-		{"GOARCH", d.stringTo(&m.GOARCH)},
-		{"program", d.stringTo(&m.Program)},
-		{"total instructions", d.int64To(&p.TotalInstructions)},
-		{"total samples", d.int64To(&p.TotalSamples)},
-	} {
-		if err := f.read(f.name); err != nil {
-			return nil, err
-		}
-	}
+	m.Mode = d.string("mode")
+	m.Granularity = d.int64("granularity")
+	m.Jitter = d.int64("jitter")
+	m.Seed = d.uvarint("seed")
+	m.MetricVersion = d.int("metric version")
+	m.KprofVersion = d.string("kprof version")
+	m.GoVersion = d.string("Go version")
+	m.GOOS = d.string("GOOS")
+	m.GOARCH = d.string("GOARCH")
+	m.Program = d.string("program")
+	p.TotalInstructions = d.int64("total instructions")
+	p.TotalSamples = d.int64("total samples")
 
-	strs, strOffs, err := d.strings()
-	if err != nil {
-		return nil, err
-	}
-	funcs, funcOffs, err := d.funcs(strs, strOffs)
-	if err != nil {
-		return nil, err
-	}
-	if p.Root, err = d.nodes(funcs, funcOffs); err != nil {
-		return nil, err
-	}
+	strs, strOffs := d.strings()
+	funcs, funcOffs := d.funcs(strs, strOffs)
+	p.Root = d.nodes(funcs, funcOffs)
 
 	d.enter("checksum")
+	if d.err != nil {
+		return nil
+	}
 	switch rest := len(d.b) - d.off; {
 	case rest < checksumSize:
-		return nil, d.errorf(len(d.b), "unexpected end of data reading the checksum")
+		d.fail(len(d.b), "unexpected end of data reading the checksum")
 	case rest > checksumSize:
-		return nil, d.errorf(d.off+checksumSize, "%d bytes of trailing data", rest-checksumSize)
+		d.fail(d.off+checksumSize, "%d bytes of trailing data", rest-checksumSize)
+	default:
+		want := binary.LittleEndian.Uint32(d.b[d.off:])
+		if got := crc32.ChecksumIEEE(d.b[:d.off]); got != want {
+			d.fail(d.off, "checksum mismatch: the file says %08x, its contents give %08x", want, got)
+		}
 	}
-	want := binary.LittleEndian.Uint32(d.b[d.off:])
-	if got := crc32.ChecksumIEEE(d.b[:d.off]); got != want {
-		return nil, d.errorf(d.off, "checksum mismatch: the file says %08x, its contents give %08x", want, got)
-	}
-	return p, nil
-}
-
-func (d *decoder) stringTo(s *string) func(string) error {
-	return func(name string) (err error) { *s, err = d.string(name); return err }
-}
-
-func (d *decoder) int64To(x *int64) func(string) error {
-	return func(name string) (err error) { *x, err = d.int64(name); return err }
+	return p
 }
 
 // strings reads the string table and the offset of each string.
-func (d *decoder) strings() ([]string, []int, error) {
+func (d *decoder) strings() (strs []string, offs []int) {
 	d.enter("strings")
-	n, err := d.count("string count", 1)
-	if err != nil {
-		return nil, nil, err
-	}
-	strs := make([]string, n)
-	offs := make([]int, n)
-	for i := range strs {
+	n := d.count("string count", 1)
+	strs = make([]string, n)
+	offs = make([]int, n)
+	for i := 0; i < n && d.err == nil; i++ {
 		d.item = i
 		offs[i] = d.off
-		if strs[i], err = d.string("string"); err != nil {
-			return nil, nil, err
-		}
+		strs[i] = d.string("string")
 		if i > 0 && strs[i] <= strs[i-1] {
-			return nil, nil, d.errorf(offs[i], "string %q is not after string %d %q in sorted order", strs[i], i-1, strs[i-1])
+			d.fail(offs[i], "string %q is not after string %d %q in sorted order", strs[i], i-1, strs[i-1])
 		}
 	}
-	return strs, offs, nil
+	return strs, offs
 }
 
 // funcs reads the function table and the offset of each function.
-func (d *decoder) funcs(strs []string, strOffs []int) ([]Func, []int, error) {
+func (d *decoder) funcs(strs []string, strOffs []int) (funcs []Func, offs []int) {
 	d.enter("functions")
-	n, err := d.count("function count", 3)
-	if err != nil {
-		return nil, nil, err
-	}
-	funcs := make([]Func, n)
-	offs := make([]int, n)
+	n := d.count("function count", 3)
+	funcs = make([]Func, n)
+	offs = make([]int, n)
 	used := make([]bool, len(strs))
 	var prev [3]uint64 // the previous function's name index, file index and line
-	for i := range funcs {
+	for i := 0; i < n && d.err == nil; i++ {
 		d.item = i
 		offs[i] = d.off
 		var cur [3]uint64
-		for j, field := range [3]string{"name", "file", "line"} {
+		for j, field := range [2]string{"name", "file"} {
 			off := d.off
-			if cur[j], err = d.uvarint(field); err != nil {
-				return nil, nil, err
-			}
-			if j < 2 && cur[j] >= uint64(len(strs)) {
-				return nil, nil, d.errorf(off, "%s string index %d out of range (the table has %d strings)", field, cur[j], len(strs))
-			}
-			if j == 2 && cur[j] > math.MaxInt {
-				return nil, nil, d.errorf(off, "line %d overflows int", cur[j])
+			if cur[j] = d.uvarint(field); cur[j] >= uint64(len(strs)) {
+				d.fail(off, "%s string index %d out of range (the table has %d strings)", field, cur[j], len(strs))
+				return nil, nil
 			}
 		}
+		cur[2] = uint64(d.int("line"))
 		// The string table is sorted, so index order is canonical order.
 		if i > 0 && !lessTriple(prev, cur) {
-			return nil, nil, d.errorf(offs[i], "not after function %d in canonical order", i-1)
+			d.fail(offs[i], "not after function %d in canonical order", i-1)
 		}
 		prev = cur
 		funcs[i] = Func{Name: strs[cur[0]], File: strs[cur[1]], Line: int(cur[2])}
 		used[cur[0]], used[cur[1]] = true, true
 	}
-	for i, u := range used {
-		if !u {
-			d.enter("strings")
-			d.item = i
-			return nil, nil, d.errorf(strOffs[i], "not used by any function")
-		}
+	if i := slices.Index(used, false); i >= 0 {
+		d.enter("strings")
+		d.item = i
+		d.fail(strOffs[i], "not used by any function")
 	}
-	return funcs, offs, nil
+	return funcs, offs
 }
 
 func lessTriple(a, b [3]uint64) bool {
@@ -302,112 +281,94 @@ const minNodeSize = 5
 
 // nodes reads the calling-context tree. All nodes share one allocation, and
 // all child pointers another.
-func (d *decoder) nodes(funcs []Func, funcOffs []int) (*Node, error) {
+func (d *decoder) nodes(funcs []Func, funcOffs []int) *Node {
 	d.enter("nodes")
-	n, err := d.count("node count", minNodeSize)
-	if err != nil {
-		return nil, err
+	n := d.count("node count", minNodeSize)
+	if d.err != nil {
+		return nil
 	}
 	if n == 0 {
-		return nil, d.errorf(d.off, "no root node")
+		d.fail(d.off, "no root node")
+		return nil
 	}
 	nodes := make([]Node, n)
 	kids := make([]*Node, n-1) // every node but the root is someone's child
-	nextKid := 0
+	claimed := 0               // kids handed out as Children so far
 	used := make([]bool, len(funcs))
 
-	// read reads the rest of node i after its function: counts and children.
-	read := func(i int) error {
-		d.item = i
-		x := &nodes[i]
-		var err error
-		if x.Samples, err = d.int64("samples"); err != nil {
-			return err
-		}
-		if x.Instructions, err = d.int64("instructions"); err != nil {
-			return err
-		}
-		if x.Calls, err = d.int64("calls"); err != nil {
-			return err
-		}
+	// rest reads the rest of node x after its function: counts and children.
+	rest := func(x *Node) {
+		x.Samples = d.int64("samples")
+		x.Instructions = d.int64("instructions")
+		x.Calls = d.int64("calls")
 		off := d.off
-		k, err := d.int("number of children")
-		if err != nil {
-			return err
-		}
-		if k > len(kids)-nextKid {
-			return d.errorf(off, "%d children, but only %d of the %d nodes remain unclaimed", k, len(kids)-nextKid, n)
+		k := d.int("number of children")
+		if k > len(kids)-claimed {
+			d.fail(off, "%d children, but only %d of the %d nodes remain unclaimed", k, len(kids)-claimed, n)
+			return
 		}
 		if k > 0 {
-			x.Children = kids[nextKid : nextKid+k : nextKid+k]
-			nextKid += k
+			x.Children = kids[claimed : claimed+k : claimed+k]
+			claimed += k
 		}
-		return nil
 	}
 
 	d.item = 0
 	off := d.off
-	fn, err := d.uvarint("function")
-	if err != nil {
-		return nil, err
+	if fn := d.uvarint("function"); fn != 0 {
+		d.fail(off, "the root has function %d; it must have none (0)", fn)
 	}
-	if fn != 0 {
-		return nil, d.errorf(off, "the root has function %d; it must have none (0)", fn)
-	}
-	if err := read(0); err != nil {
-		return nil, err
-	}
+	root := &nodes[0]
+	rest(root)
 
 	type frame struct {
 		n    *Node
 		next int    // index of the next child to read
 		last uint64 // function of the previous child
 	}
-	stack := []frame{{n: &nodes[0]}}
-	read1 := 1 // nodes read
-	for len(stack) > 0 {
+	stack := []frame{{n: root}}
+	count := 1 // nodes read
+	for len(stack) > 0 && d.err == nil {
 		top := &stack[len(stack)-1]
 		if top.next == len(top.n.Children) {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		// Every child slot claimed lies in kids, which has n-1 slots, so
-		// read1 < n here.
-		d.item = read1
+		// The slot to fill is one of the n-1 kids claimed, and each filled
+		// slot took one node, so count < n here.
+		d.item = count
 		off := d.off
-		fn, err := d.uvarint("function")
-		switch {
-		case err != nil:
-			return nil, err
+		switch fn := d.uvarint("function"); {
+		case d.err != nil:
 		case fn == 0:
-			return nil, d.errorf(off, "no function; only the root may have none")
+			d.fail(off, "no function; only the root may have none")
 		case fn > uint64(len(funcs)):
-			return nil, d.errorf(off, "function %d out of range (the table has %d functions)", fn, len(funcs))
+			d.fail(off, "function %d out of range (the table has %d functions)", fn, len(funcs))
 		case fn <= top.last:
-			return nil, d.errorf(off, "function %d follows its sibling's function %d; siblings must be distinct and in canonical order", fn, top.last)
+			d.fail(off, "function %d follows its sibling's function %d; siblings must be distinct and in canonical order", fn, top.last)
+		default:
+			c := &nodes[count]
+			count++
+			c.Func = funcs[fn-1]
+			used[fn-1] = true
+			rest(c)
+			top.last = fn
+			top.n.Children[top.next] = c
+			top.next++
+			stack = append(stack, frame{n: c})
 		}
-		top.last = fn
-		c := &nodes[read1]
-		c.Func = funcs[fn-1]
-		used[fn-1] = true
-		if err := read(read1); err != nil {
-			return nil, err
-		}
-		read1++
-		top.n.Children[top.next] = c
-		top.next++
-		stack = append(stack, frame{n: c})
 	}
-	if read1 != n {
+	if d.err != nil {
+		return nil
+	}
+	if count != n {
 		d.item = -1
-		return nil, d.errorf(d.off, "the tree ends after %d nodes, but the count says %d", read1, n)
+		d.fail(d.off, "the tree ends after %d nodes, but the count says %d", count, n)
 	}
-	for i, u := range used {
-		if !u {
-			d.enter("functions")
-			d.item = i
-			return nil, d.errorf(funcOffs[i], "not used by any node")
-		}
+	if i := slices.Index(used, false); i >= 0 {
+		d.enter("functions")
+		d.item = i
+		d.fail(funcOffs[i], "not used by any node")
 	}
-	return &nodes[0], nil
+	return root
 }
