@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/kprof/kprof/counter"
@@ -35,10 +37,14 @@ func (n *node) child(f *Func) *node {
 	return c
 }
 
+// noStack stands for samples taken with an empty reified stack (code whose
+// callers were all uninstrumented and that did not push itself).
+var noStack = Func{Name: "(no stack)"}
+
 // gstate is one goroutine's samples. Only its goroutine writes it; the
 // mutex (uncontended) lets the program's exit read it consistently.
 type gstate struct {
-	mu    sync.Mutex
+	mu    spinlock
 	root  node
 	path  []*node // path cache (paper Fig. 9): path[i] is the node of stack[:i+1]
 	rng   uint64
@@ -111,6 +117,9 @@ func (a *CCT) Sample(stack []*Func, n int64) int64 {
 	cur := &g.root
 	if i > 0 {
 		cur = g.path[i-1]
+	}
+	if len(stack) == 0 {
+		cur = cur.child(&noStack) // the root has no counts of its own
 	}
 	for ; i < len(stack); i++ {
 		cur = cur.child(stack[i])
@@ -189,3 +198,16 @@ func convert(n *node) *overlap.Node {
 	}
 	return o
 }
+
+// spinlock guards a goroutine's tree. It is taken by its own goroutine on
+// every sample and by the exiting program once, so it is never contended
+// in practice; unlike sync.Mutex it runs no instrumented code.
+type spinlock struct{ v int32 }
+
+func (l *spinlock) Lock() {
+	for !atomic.CompareAndSwapInt32(&l.v, 0, 1) {
+		runtime.Gosched()
+	}
+}
+
+func (l *spinlock) Unlock() { atomic.StoreInt32(&l.v, 0) }

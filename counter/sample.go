@@ -63,7 +63,11 @@ func S(self *Func) {
 		s.Stack[d-1] = uintptr(unsafe.Pointer(self))
 	}
 	stack := unsafe.Slice((**Func)(unsafe.Pointer(&s.Stack[0])), d)
+	// Instrumented code the agent calls pushes above the sampled stack.
+	depth := s.Depth
+	s.Depth = d
 	g := agent.Sample(stack, n)
+	s.Depth = depth
 	if g <= 0 {
 		g = never
 	}
