@@ -25,6 +25,7 @@ const (
 	typeCase                         // in a multi-type case clause, when the matched type is the Index'th or later
 	defaultClause                    // the default clause of a type switch (added if missing)
 	placedElsewhere                  // not a point: the weight went to other points
+	postOf                           // not a point: charge after each iteration of the for statement Node
 )
 
 // typeTest names the types of a type switch clause from Index on.
@@ -58,6 +59,7 @@ type funcCtx struct {
 	file   *ast.File
 	info   *types.Info
 	labels map[ast.Stmt]string // labeled statements and their labels
+	ticked map[ast.Node]bool   // expressions a positioned block ticks
 	approx []string            // blocks whose weight could only be placed approximately
 }
 
@@ -148,7 +150,7 @@ func (c *funcCtx) generic(pos token.Pos) (Point, bool) {
 				return Point{tickExpr, p.Cond}, true
 			}
 			if n == p.Post {
-				return Point{}, false // handled by the for.post rule
+				return Point{postOf, p}, true // the post statement, possibly fused into a body block
 			}
 		case *ast.IfStmt:
 			if n == p.Else {

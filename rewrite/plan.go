@@ -47,7 +47,7 @@ func (p *FuncPlan) check(at Point) {
 // planFunc computes the plan of fn, whose statements are those of body (for
 // a range-over-func yield function, body is the loop body).
 func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options) *FuncPlan {
-	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels}
+	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}}
 	p := &FuncPlan{
 		Fn:      fn,
 		Body:    body,
@@ -95,6 +95,7 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 		}
 		pending = rest
 	}
+	pending = c.matchOperands(p, pending, landed)
 	for _, b := range pending {
 		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Weights[b.Index]))
 	}
@@ -200,7 +201,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		if part == "body" {
 			cl, ok := c.clause(pos)
 			if !ok && !pos.IsValid() {
-				cl, ok = c.clauseOfTest(b)
+				cl, ok = c.clauseOfTest(b, kind)
 			}
 			if ok {
 				at := Point{atBodyStart, cl}
@@ -208,8 +209,8 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 				return at, true
 			}
 		}
-		if part == "next" && kind != "switch" {
-			if c.chargeCaseTest(b, p, kind, w) {
+		if part == "next" {
+			if kind != "switch" && c.chargeCaseTest(b, p, kind, w) {
 				return elsewhere, false
 			}
 			if !pos.IsValid() {
@@ -251,6 +252,14 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if !ok {
 		return Point{}, false
 	}
+	if at.Kind == postOf {
+		f := at.Node.(*ast.ForStmt)
+		c.chargeAfterIteration(p, f, f.Body, w)
+		return elsewhere, false
+	}
+	if at.Kind == tickExpr {
+		c.ticked[at.Node] = true
+	}
 	p.add(at, w)
 	return at, true
 }
@@ -284,11 +293,59 @@ func testOf(b *ssa.BasicBlock) ssa.Instruction {
 // clauseOfTest finds the clause a body block without a position belongs
 // to from the test in its predecessor: a type switch test's position is
 // its clause's case keyword; a select body follows its index comparison.
-func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock) (ast.Node, bool) {
+func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) {
 	for _, pr := range b.Preds {
-		if ta, ok := testOf(pr).(*ssa.TypeAssert); ok {
-			if cl, ok := enclosing(c, ta.Pos(), func(cl *ast.CaseClause) bool { return cl.Case == ta.Pos() }); ok {
-				return cl, true
+		switch kind {
+		case "typeswitch":
+			if ta, ok := testOf(pr).(*ssa.TypeAssert); ok {
+				if cl, ok := enclosing(c, ta.Pos(), func(cl *ast.CaseClause) bool { return cl.Case == ta.Pos() }); ok {
+					return cl, true
+				}
+			}
+		case "switch":
+			// The comparison that jumps here on true is a case value of
+			// the clause.
+			if len(pr.Succs) == 2 && pr.Succs[0] == b {
+				if pp := blockPos(pr); pp.IsValid() {
+					if cl, ok := enclosing(c, pp, func(cl *ast.CaseClause) bool {
+						for _, v := range cl.List {
+							if contains(v, pp) {
+								return true
+							}
+						}
+						return false
+					}); ok {
+						return cl, true
+					}
+				}
+			}
+		case "select":
+			// pr compares the chosen index with a constant k: the k'th
+			// clause with a communication.
+			sel, _ := testOf(pr).(*ssa.Select)
+			if sel == nil || len(pr.Succs) != 2 || pr.Succs[0] != b {
+				continue
+			}
+			var k int64 = -1
+			for _, instr := range pr.Instrs {
+				if bin, ok := instr.(*ssa.BinOp); ok && bin.Op == token.EQL {
+					if cst, ok := bin.Y.(*ssa.Const); ok {
+						k = cst.Int64()
+					}
+				}
+			}
+			ss, ok := enclosing(c, sel.Pos(), func(s *ast.SelectStmt) bool { return s.Select == sel.Pos() })
+			if !ok || k < 0 {
+				continue
+			}
+			i := int64(0)
+			for _, st := range ss.Body.List {
+				if cl := st.(*ast.CommClause); cl.Comm != nil {
+					if i == k {
+						return cl, true
+					}
+					i++
+				}
 			}
 		}
 	}
@@ -300,12 +357,18 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock) (ast.Node, bool) {
 // statement.
 func (c *funcCtx) noMatch(b *ssa.BasicBlock, kind string) (Point, bool) {
 	for _, pr := range b.Preds {
-		t := testOf(pr)
-		if t == nil {
-			continue
-		}
 		var body *ast.BlockStmt
 		var stmt ast.Stmt
+		if kind == "switch" {
+			pp := blockPos(pr)
+			if sw, ok := enclosing(c, pp, func(*ast.SwitchStmt) bool { return true }); ok && pp.IsValid() {
+				body, stmt = sw.Body, sw
+			}
+		}
+		t := testOf(pr)
+		if t == nil && body == nil {
+			continue
+		}
 		switch kind {
 		case "typeswitch":
 			sw, ok := enclosing(c, t.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
@@ -319,6 +382,9 @@ func (c *funcCtx) noMatch(b *ssa.BasicBlock, kind string) (Point, bool) {
 				return Point{}, false
 			}
 			body, stmt = ss.Body, ss
+		}
+		if body == nil {
+			continue
 		}
 		for _, s := range body.List {
 			switch cl := s.(type) {
@@ -417,18 +483,33 @@ func (c *funcCtx) forStmt(b *ssa.BasicBlock, pos token.Pos) (*ast.ForStmt, bool)
 	}
 	// No position of its own: find the loop from the body the block leads
 	// to (loop header) or comes from (post).
-	var near []*ssa.BasicBlock
-	if part == "loop" && len(b.Succs) > 0 {
-		near = append(near, b.Succs[0])
+	// A predecessor of a body is its loop's header; the successors of a
+	// header or body, and the predecessors of a post statement, are in
+	// the loop's body.
+	type neighbour struct {
+		b      *ssa.BasicBlock
+		header bool
 	}
-	near = append(near, b.Preds...)
+	var near []neighbour
+	if part != "post" {
+		for _, s := range b.Succs {
+			near = append(near, neighbour{s, false})
+		}
+	}
+	for _, pr := range b.Preds {
+		near = append(near, neighbour{pr, part == "body" && pr.Comment == "for.loop"})
+	}
 	for _, nb := range near {
-		np := blockPos(nb)
+		np := blockPos(nb.b)
 		if !np.IsValid() {
 			continue
 		}
 		f, ok := enclosing(c, np, func(f *ast.ForStmt) bool {
-			return contains(f.Body, np) && (part != "loop" || f.Cond != nil) && (part != "post" || f.Post != nil)
+			in := contains(f.Body, np)
+			if nb.header {
+				in = contains(f.Cond, np)
+			}
+			return in && (part != "loop" || f.Cond != nil) && (part != "post" || f.Post != nil)
 		})
 		if ok {
 			return f, true
@@ -437,14 +518,37 @@ func (c *funcCtx) forStmt(b *ssa.BasicBlock, pos token.Pos) (*ast.ForStmt, bool)
 	return nil, false
 }
 
-// rangeStmt finds the range statement a range*.* block belongs to.
+// rangeStmt finds the range statement a range*.* block belongs to. The
+// builder makes one body block per range statement, in source order, and
+// never removes it from reachable code: body blocks are matched with range
+// statements of their kind by rank; loop and done blocks through the body
+// they lead to or come from. Positions decide when the ranks disagree.
 func (c *funcCtx) rangeStmt(b *ssa.BasicBlock, pos token.Pos, kind string) (*ast.RangeStmt, bool) {
 	_, part := commentKind(b.Comment)
-	candidates := []token.Pos{pos}
-	if part == "loop" {
-		for _, s := range b.Succs {
-			candidates = append(candidates, blockPos(s))
+	body := kind + ".body"
+	var bodyBlock *ssa.BasicBlock
+	switch {
+	case part == "body":
+		bodyBlock = b
+	case part == "loop" && len(b.Succs) > 0 && b.Succs[0].Comment == body:
+		bodyBlock = b.Succs[0]
+	default:
+		for _, pr := range b.Preds {
+			if pr.Comment == body {
+				bodyBlock = pr
+			} else if pr.Comment == kind+".loop" && len(pr.Succs) > 0 && pr.Succs[0].Comment == body {
+				bodyBlock = pr.Succs[0]
+			}
 		}
+	}
+	if bodyBlock != nil {
+		if r, ok := c.rangeByRank(bodyBlock, kind); ok {
+			return r, true
+		}
+	}
+	candidates := []token.Pos{pos}
+	for _, s := range b.Succs {
+		candidates = append(candidates, blockPos(s))
 	}
 	for _, pr := range b.Preds {
 		candidates = append(candidates, blockPos(pr))
@@ -461,6 +565,41 @@ func (c *funcCtx) rangeStmt(b *ssa.BasicBlock, pos token.Pos, kind string) (*ast
 		}
 	}
 	return nil, false
+}
+
+// rangeByRank matches a range body block with the range statement of the
+// same rank among those of its kind in this function.
+func (c *funcCtx) rangeByRank(bodyBlock *ssa.BasicBlock, kind string) (*ast.RangeStmt, bool) {
+	var stmts []*ast.RangeStmt
+	ast.Inspect(c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			k := rangeKind(c.info, n)
+			if k == kind {
+				stmts = append(stmts, n)
+			}
+			if k == "rangefunc" && n.Body != c.body {
+				ast.Inspect(n.X, func(ast.Node) bool { return true })
+				return false // its body is a function of its own
+			}
+		}
+		return true
+	})
+	rank, count := -1, 0
+	for _, ob := range c.fn.Blocks {
+		if ob.Comment == kind+".body" {
+			if ob == bodyBlock {
+				rank = count
+			}
+			count++
+		}
+	}
+	if count != len(stmts) || rank < 0 {
+		return nil, false
+	}
+	return stmts[rank], true
 }
 
 // rangeKind returns the go/ssa block-comment prefix of a range statement.
@@ -501,7 +640,25 @@ func (c *funcCtx) clause(pos token.Pos) (ast.Node, bool) {
 // doneOf finds the statement after which a *.done block without a position
 // runs, from the positions of its predecessors.
 func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
-	for _, pp := range predPositions(b) {
+	// Positions of the nearest predecessors that have one.
+	var positions []token.Pos
+	seen := map[*ssa.BasicBlock]bool{b: true}
+	frontier := b.Preds
+	for depth := 0; depth < 4 && len(positions) == 0 && len(frontier) > 0; depth++ {
+		var next []*ssa.BasicBlock
+		for _, pr := range frontier {
+			if seen[pr] {
+				continue
+			}
+			seen[pr] = true
+			if pp := blockPos(pr); pp.IsValid() {
+				positions = append(positions, pp)
+			}
+			next = append(next, pr.Preds...)
+		}
+		frontier = next
+	}
+	for _, pp := range positions {
 		for _, n := range c.pathTo(pp) {
 			var s ast.Stmt
 			switch n := n.(type) {
@@ -810,4 +967,54 @@ func reversePostorder(fn *ssa.Function) []*ssa.BasicBlock {
 		post[i], post[j] = post[j], post[i]
 	}
 	return post
+}
+
+// matchOperands places the blocks that evaluate an operand of && or || with
+// no positioned instruction (a variable, !v): they are matched, in order,
+// with the operands of this function that no positioned block claimed.
+// It returns the blocks it could not place.
+func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed map[*ssa.BasicBlock]Point) []*ssa.BasicBlock {
+	var blocks, rest []*ssa.BasicBlock
+	for _, b := range pending {
+		switch b.Comment {
+		case "cond.true", "cond.false", "binop.rhs":
+			if !blockPos(b).IsValid() {
+				blocks = append(blocks, b)
+				continue
+			}
+		}
+		rest = append(rest, b)
+	}
+	if len(blocks) == 0 {
+		return pending
+	}
+	var operands []ast.Expr
+	ast.Inspect(c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if n.Body != c.body && rangeKind(c.info, n) == "rangefunc" {
+				ast.Inspect(n.X, func(m ast.Node) bool { return true })
+				return false // its body is a function of its own
+			}
+		case *ast.BinaryExpr:
+			if (n.Op == token.LAND || n.Op == token.LOR) && !c.ticked[n.Y] {
+				if tv, ok := c.info.Types[n.Y]; !ok || tv.Value == nil {
+					operands = append(operands, n.Y)
+				}
+			}
+		}
+		return true
+	})
+	if len(operands) != len(blocks) {
+		c.approx = append(c.approx, fmt.Sprintf("%s: %d blocks of && / || operands without positions, %d candidate operands", c.fn, len(blocks), len(operands)))
+		return pending
+	}
+	for i, b := range blocks {
+		at := Point{tickExpr, operands[i]}
+		p.add(at, p.Weights[b.Index])
+		landed[b] = at
+	}
+	return rest
 }

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/interp"
+	"golang.org/x/tools/go/ssa/ssautil"
+
+	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/rewrite"
+)
+
+// oracleTotal runs a single-file, import-free program under
+// golang.org/x/tools/go/ssa/interp with tracing and counts, from the trace
+// alone, the instructions of every SSA block it enters — the metric's
+// definition applied to an execution, sharing nothing with the instrumenter
+// (no landing points, no charges): an independent oracle for the exact
+// total of the instrumented binary.
+func oracleTotal(t *testing.T, file string) (int64, map[string]int64) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Imports) > 0 {
+		t.Fatalf("%s: oracle programs import nothing", file)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("main", "main"), []*ast.File{f}, ssa.InstantiateGenerics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Weights by function name; generic instances count as their origin.
+	weights := map[string][]int64{}
+	names := map[string]string{}
+	for fn := range ssautil.AllFunctions(pkg.Prog) {
+		origin := fn
+		if fn.Origin() != nil {
+			origin = fn.Origin() // generic bodies count once, with their own weights
+		}
+		if origin.Pkg != pkg || origin.Synthetic != "" && origin.Synthetic != "range-over-func yield" {
+			continue
+		}
+		var ws []int64
+		for _, b := range origin.Blocks {
+			n := int64(0)
+			if b.Comment == "recover" {
+				ws = append(ws, 0) // not counted (see package rewrite)
+				continue
+			}
+			for _, instr := range b.Instrs {
+				switch instr.(type) {
+				case *ssa.Phi, *ssa.DebugRef:
+				default:
+					n++
+				}
+			}
+			ws = append(ws, n)
+		}
+		if len(origin.Blocks) != len(fn.Blocks) {
+			t.Fatalf("%s: instance has %d blocks, its generic body %d", fn, len(fn.Blocks), len(origin.Blocks))
+		}
+		weights[fn.String()] = ws
+		names[fn.String()] = rewrite.FuncName(origin)
+	}
+
+	// interp writes its trace to os.Stderr: read it from a pipe.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	var per map[string]int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		total, per = countTrace(r, weights, names)
+	}()
+	saved := os.Stderr
+	os.Stderr = w
+	code := interp.Interpret(pkg, interp.EnableTracing, types.SizesFor("gc", "amd64"), file, nil)
+	os.Stderr = saved
+	w.Close()
+	wg.Wait()
+	if code != 0 {
+		t.Fatalf("%s: interpreter exit code %d", file, code)
+	}
+	return total, per
+}
+
+// countTrace sums block weights along an interp trace. "Entering F at …",
+// "Leaving F, resuming G at …" and ".N:" (block N of the current function)
+// are the lines that matter.
+func countTrace(r io.Reader, weights map[string][]int64, names map[string]string) (int64, map[string]int64) {
+	var total int64
+	per := map[string]int64{}
+	var cur []int64
+	var curName string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	fnOf := func(s string) []int64 {
+		if i := strings.Index(s, " at "); i >= 0 {
+			s = s[:i]
+		}
+		s = strings.TrimSuffix(s, ".")
+		curName = names[s]
+		return weights[s]
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "Entering "):
+			cur = fnOf(strings.TrimPrefix(line, "Entering "))
+		case strings.HasPrefix(line, "Leaving "):
+			rest := strings.TrimPrefix(line, "Leaving ")
+			if i := strings.Index(rest, ", resuming "); i >= 0 {
+				cur = fnOf(rest[i+len(", resuming "):])
+			} else {
+				cur = nil
+			}
+		case strings.HasPrefix(line, ".") && strings.HasSuffix(line, ":"):
+			n, err := strconv.Atoi(line[1 : len(line)-1])
+			if err == nil && cur != nil && n < len(cur) {
+				total += cur[n]
+				per[curName] += cur[n]
+			}
+		}
+	}
+	return total, per
+}
+
+// TestExactAgainstOracle builds every testdata program with kprof (only
+// package main instrumented, as the oracle sees only it), runs it in exact
+// mode and compares the profile's total with the oracle's.
+func TestExactAgainstOracle(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dirs, _ := filepath.Glob("../../testdata/progs/*")
+	if len(dirs) < 10 {
+		t.Fatalf("want at least 10 oracle programs, have %d", len(dirs))
+	}
+	for _, dir := range dirs {
+		dir := dir
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want, per := oracleTotal(t, filepath.Join(dir, "main.go"))
+			// -smallleaf 0: every function checks, so that exact mode
+			// attributes each instruction to its own function and a
+			// mismatch can be named.
+			bin := kprofBuild(t, kprofBin, dir, "-pkgs", "main", "-smallleaf", "0")
+			prof := runProfile(t, bin, "exact")
+			if prof.TotalInstructions != want {
+				t.Errorf("exact total %d, oracle %d (δ %+d)", prof.TotalInstructions, want, prof.TotalInstructions-want)
+				got := map[string]int64{}
+				for _, fs := range prof.Flat() {
+					got[fs.Func.Name] = fs.Self
+				}
+				for name, n := range per {
+					if got[name] != n {
+						t.Logf("  %s: kprof %d, oracle %d", name, got[name], n)
+					}
+				}
+				for name, n := range got {
+					if _, ok := per[name]; !ok {
+						t.Logf("  %s: kprof %d, oracle none", name, n)
+					}
+				}
+			}
+		})
+	}
+}
+
+var (
+	kprofOnce sync.Once
+	kprofPath string
+	kprofErr  error
+)
+
+// buildKprof builds the kprof command once per test run.
+func buildKprof(t *testing.T) string {
+	t.Helper()
+	kprofOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kprof-test-")
+		if err != nil {
+			kprofErr = err
+			return
+		}
+		kprofPath = filepath.Join(dir, "kprof")
+		out, err := runCmd("", nil, "go", "build", "-o", kprofPath, ".")
+		if err != nil {
+			kprofErr = fmt.Errorf("go build kprof: %v\n%s", err, out)
+		}
+	})
+	if kprofErr != nil {
+		t.Fatal(kprofErr)
+	}
+	return kprofPath
+}
+
+// kprofBuild builds the program in dir with kprof and returns the binary.
+func kprofBuild(t *testing.T, kprofBin, dir string, flags ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(dir))
+	args := append([]string{"build", "-o", bin}, flags...)
+	args = append(args, ".")
+	abs, _ := filepath.Abs(dir)
+	if out, err := runCmd(abs, nil, kprofBin, args...); err != nil {
+		t.Fatalf("kprof build %s: %v\n%s", dir, err, out)
+	}
+	return bin
+}
+
+// runProfile runs bin with KPROF_MODE=mode and returns its profile.
+func runProfile(t *testing.T, bin, mode string, env ...string) *overlap.Profile {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "p.kprof")
+	env = append(env, "KPROF_MODE="+mode, "KPROF_OUT="+out)
+	if o, err := runCmd("", env, bin); err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, o)
+	}
+	p, err := overlap.ParseFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,77 @@
+// Expression switches (tagged, tagless, fallthrough, default in the
+// middle) and type switches (single and multiple types per clause).
+package main
+
+type shape interface{ area() int }
+type sq struct{ s int }
+type rect struct{ w, h int }
+
+func (q sq) area() int   { return q.s * q.s }
+func (r rect) area() int { return r.w * r.h }
+
+func classify(x any) int {
+	switch v := x.(type) {
+	case nil:
+		return -1
+	case int, int8:
+		return 1
+	case string:
+		return len(v)
+	case shape:
+		return v.area()
+	case bool, float64, uint:
+		if v == true {
+			return 3
+		}
+	default:
+		return 100
+	}
+	return 0
+}
+
+func kind(x any) int {
+	n := 0
+	switch x.(type) {
+	case int:
+		n = 1
+	case string, []byte:
+		n = 2
+	}
+	return n
+}
+
+func grade(n int64) int64 {
+	r := int64(0)
+	switch n {
+	case 1, 2:
+		r = 10
+	case 3:
+		r = 20
+		fallthrough
+	case 4, 5, 6:
+		r += 5
+	default:
+		r = -1
+	case 7:
+		r = 7
+	}
+	switch {
+	case n > 5 && n < 7, n == 0:
+		r *= 2
+	case n < 0:
+		r = 0
+	}
+	return r
+}
+
+func main() {
+	xs := []any{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
+	s := 0
+	for _, x := range xs {
+		s += classify(x) + kind(x)
+	}
+	for i := int64(-1); i < 9; i++ {
+		s += int(grade(i))
+	}
+	println(s)
+}
