@@ -105,12 +105,11 @@ type fileEmitter struct {
 // funcRef returns the expression for the i'th function of the file table.
 func (f *fileEmitter) funcRef(i int) string { return fmt.Sprintf("&%s[%d]", f.table, i) }
 
-func (f *fileEmitter) emitFunc(p *FuncPlan, id int, outerID int) {
+func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	self := f.funcRef(id)
+	// A range-over-func body is a function of its own (F-range1) that
+	// cannot push itself: it samples like a leaf.
 	yield := p.Fn.Synthetic != ""
-	if yield {
-		self = f.funcRef(outerID)
-	}
 	who := func(at Point) string {
 		if p.Leaf || yield || at.Kind == atFuncEntry {
 			return self

@@ -131,6 +131,9 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		p.add(at, w)
 		return at, true
 	}
+	if at, ok, handled := c.landRangeFunc(b, p, w, pos); handled {
+		return at, ok
+	}
 	kind, part := commentKind(b.Comment)
 	switch kind {
 	case "for":
@@ -247,6 +250,13 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 			}
 		}
 		return Point{}, false
+	}
+	if pos == c.body.Rbrace {
+		// Code positioned at the closing brace: falling off the end of a
+		// range-over-func body (the implicit continue).
+		at := Point{atBodyEnd, c.body}
+		p.add(at, w)
+		return at, true
 	}
 	at, ok := c.generic(pos)
 	if !ok {
@@ -988,7 +998,9 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	if len(blocks) == 0 {
 		return pending
 	}
-	var operands []ast.Expr
+	// Constant operands usually leave no block (a jump the builder
+	// threads away); they count only if the numbers say so.
+	var operands, withConst []ast.Expr
 	ast.Inspect(c.body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
@@ -1000,6 +1012,7 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 			}
 		case *ast.BinaryExpr:
 			if (n.Op == token.LAND || n.Op == token.LOR) && !c.ticked[n.Y] {
+				withConst = append(withConst, n.Y)
 				if tv, ok := c.info.Types[n.Y]; !ok || tv.Value == nil {
 					operands = append(operands, n.Y)
 				}
@@ -1007,6 +1020,9 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 		}
 		return true
 	})
+	if len(operands) != len(blocks) {
+		operands = withConst
+	}
 	if len(operands) != len(blocks) {
 		c.approx = append(c.approx, fmt.Sprintf("%s: %d blocks of && / || operands without positions, %d candidate operands", c.fn, len(blocks), len(operands)))
 		return pending
@@ -1017,4 +1033,186 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 		landed[b] = at
 	}
 	return rest
+}
+
+// landRangeFunc places the blocks go/ssa makes for range-over-func loops:
+// in the synthetic yield function (the loop body), its header, continue
+// and misuse blocks; in the enclosing function, the "resume" blocks that
+// run after the iterator returns and dispatch on how the body left.
+func (c *funcCtx) landRangeFunc(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos) (Point, bool, bool) {
+	switch b.Comment {
+	case "yield-loop":
+		// Runs on every call of the yield function, before the body.
+		at := Point{atBodyStart, c.body}
+		p.add(at, w)
+		return at, true, true
+	case "yield-continue":
+		r := c.fn.Syntax().(*ast.RangeStmt)
+		c.chargeAfterIteration(p, r, r.Body, w)
+		return elsewhere, false, true
+	case "yield-invalid", "rangefunc.resume.busy":
+		// Panics of iterators that misuse yield: not counted.
+		return elsewhere, false, true
+	case "rangefunc.resume.ready.check", "rangefunc.resume.ready":
+		r, ok := c.rangeFuncByRank(b)
+		if !ok {
+			return Point{}, false, true
+		}
+		// ready.check runs once each time the iterator returns: once per
+		// execution of the range statement. ready runs when no exit
+		// statement (break, return, goto out of the body) ended the loop.
+		at := Point{beforeStmt, c.listStmt(r)}
+		p.add(at, w)
+		if b.Comment == "rangefunc.resume.ready" {
+			for _, e := range c.exitStmts(r) {
+				p.add(Point{beforeStmt, e}, -w)
+			}
+		}
+		return at, true, true
+	case "rangefunc.resume.exits", "rangefunc.resume.cnd":
+		// Compares the exit taken with the exit at pos: runs for that
+		// exit and every later one.
+		if !pos.IsValid() {
+			return elsewhere, false, true // no exit left to compare: unreachable
+		}
+		exits, k := c.exitAt(pos)
+		if k < 0 {
+			return Point{}, false, true
+		}
+		for _, e := range exits[k:] {
+			p.add(Point{beforeStmt, e}, w)
+		}
+		return elsewhere, false, true
+	case "rangefunc.resume.match":
+		// The action of one exit: runs once each time that exit is taken.
+		if pos.IsValid() {
+			return Point{}, false, false // a return: lands at the statement
+		}
+		for _, pr := range b.Preds {
+			if pp := blockPos(pr); pp.IsValid() {
+				if exits, k := c.exitAt(pp); k >= 0 {
+					at := Point{beforeStmt, exits[k]}
+					p.add(at, w)
+					return at, true, true
+				}
+			}
+		}
+		return Point{}, false, true
+	case "rangefunc.done":
+		if !pos.IsValid() {
+			for _, pr := range b.Preds {
+				if pr.Comment == "rangefunc.resume.ready" {
+					if r, ok := c.rangeFuncByRank(pr); ok {
+						at := Point{afterStmt, c.listStmt(r)}
+						p.add(at, w)
+						return at, true, true
+					}
+				}
+			}
+		}
+	}
+	return Point{}, false, false
+}
+
+// rangeFuncStmts lists the range-over-func statements whose resume blocks
+// belong to this function, in source order.
+func (c *funcCtx) rangeFuncStmts() []*ast.RangeStmt {
+	var stmts []*ast.RangeStmt
+	ast.Inspect(c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if rangeKind(c.info, n) == "rangefunc" && n.Body != c.body {
+				stmts = append(stmts, n)
+				return false // its body is a function of its own
+			}
+		}
+		return true
+	})
+	return stmts
+}
+
+// rangeFuncByRank matches a resume block with its range statement by rank
+// among the blocks of the same kind.
+func (c *funcCtx) rangeFuncByRank(b *ssa.BasicBlock) (*ast.RangeStmt, bool) {
+	stmts := c.rangeFuncStmts()
+	rank, count := -1, 0
+	for _, ob := range c.fn.Blocks {
+		if ob.Comment == b.Comment {
+			if ob == b {
+				rank = count
+			}
+			count++
+		}
+	}
+	if count != len(stmts) || rank < 0 {
+		return nil, false
+	}
+	return stmts[rank], true
+}
+
+// exitStmts returns the statements of a range-over-func body that leave
+// it (return, break, continue or goto to a target outside), in order.
+func (c *funcCtx) exitStmts(r *ast.RangeStmt) []ast.Stmt {
+	inside := map[string]bool{}
+	ast.Inspect(r.Body, func(n ast.Node) bool {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			inside[l.Label.Name] = true
+		}
+		_, lit := n.(*ast.FuncLit)
+		return !lit
+	})
+	var out []ast.Stmt
+	var walk func(n ast.Node, loops, breakables int)
+	walk = func(n ast.Node, loops, breakables int) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if m == n {
+				return true
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				walk(m, loops+1, breakables+1)
+				return false
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				walk(m, loops, breakables+1)
+				return false
+			case *ast.ReturnStmt:
+				out = append(out, m)
+			case *ast.BranchStmt:
+				switch {
+				case m.Tok == token.FALLTHROUGH:
+				case m.Label != nil:
+					if !inside[m.Label.Name] {
+						out = append(out, m)
+					}
+				case m.Tok == token.BREAK && breakables == 0:
+					out = append(out, m)
+				}
+			}
+			return true
+		})
+	}
+	walk(r.Body, 0, 0)
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos() < out[j].Pos() })
+	return out
+}
+
+// exitAt returns the exit statements of the range-over-func statement whose
+// exit is at pos, and the index of that exit (-1 if none).
+func (c *funcCtx) exitAt(pos token.Pos) ([]ast.Stmt, int) {
+	for _, r := range c.rangeFuncStmts() {
+		if !contains(r.Body, pos) {
+			continue
+		}
+		exits := c.exitStmts(r)
+		for i, e := range exits {
+			if e.Pos() == pos {
+				return exits, i
+			}
+		}
+	}
+	return nil, -1
 }

@@ -217,21 +217,15 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options) ([]byte
 		}
 		p := planFunc(in.Fset, file, in.Info, labels, fn, body, &opts)
 		p.Type = ftype
-		if fn.Synthetic == "" {
-			p.Name = FuncName(fn)
-			p.Line = in.Fset.Position(fn.Pos()).Line
-			ids[fn] = len(em.entries)
-			em.entries = append(em.entries, fmt.Sprintf("{%s, %s, %d}", strconv.Quote(p.Name), strconv.Quote(in.Path+"/"+path.Base(in.Names[i])), p.Line))
-		}
+		p.Name = FuncName(fn)
+		p.Line = in.Fset.Position(fn.Pos()).Line
+		ids[fn] = len(em.entries)
+		em.entries = append(em.entries, fmt.Sprintf("{%s, %s, %d}", strconv.Quote(p.Name), strconv.Quote(in.Path+"/"+path.Base(in.Names[i])), p.Line))
 		plans = append(plans, p)
 		approx = append(approx, p.Approx...)
 	}
 	for _, p := range plans {
-		outer := p.Fn
-		for outer.Synthetic != "" && outer.Parent() != nil {
-			outer = outer.Parent()
-		}
-		em.emitFunc(p, ids[p.Fn], ids[outer])
+		em.emitFunc(p, ids[p.Fn])
 	}
 	approx = append(approx, em.approx...)
 	if len(em.entries) == 0 {
@@ -254,13 +248,23 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options) ([]byte
 // "pkg.G[...]", "pkg.init.0".
 func FuncName(fn *ssa.Function) string {
 	if parent := fn.Parent(); parent != nil {
-		idx := 0
-		for i, a := range parent.AnonFuncs {
+		// Closures are numbered in order, range-over-func bodies apart
+		// (the compiler names them F-range1).
+		idx, ranges := 0, 0
+		for _, a := range parent.AnonFuncs {
+			if a.Synthetic != "" {
+				ranges++
+			} else {
+				idx++
+			}
 			if a == fn {
-				idx = i + 1
+				break
 			}
 		}
 		pn := FuncName(parent)
+		if fn.Synthetic != "" {
+			return fmt.Sprintf("%s-range%d", pn, ranges)
+		}
 		if parent.Parent() != nil {
 			return fmt.Sprintf("%s.%d", pn, idx)
 		}
