@@ -1,0 +1,108 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/kprof/kprof/overlap"
+)
+
+// Pprof converts p to a pprof profile, which go tool pprof, its flame graph
+// and continuous-profiling services read (write it with its Write method,
+// which compresses it with gzip).
+//
+// The profile has two sample types, samples/count and instructions/count,
+// instructions being the default; its period is the sampling granularity in
+// instructions. Each function of p becomes one Function (name, file and
+// declaration line as StartLine) and one Location whose Line is the
+// declaration line: kprof attributes instructions to functions, not to
+// lines. Each calling context with non-zero samples or instructions becomes
+// one Sample whose stack is leaf first, as pprof expects, so the samples'
+// instructions add up to p's SumInstructions. Calls and the metadata go into
+// the profile's comments (go tool pprof -comments).
+//
+// The result is deterministic: functions and locations are in canonical
+// order, samples in preorder of the canonical tree.
+func Pprof(p *overlap.Profile) (*profile.Profile, error) {
+	p, err := prepare(p)
+	if err != nil {
+		return nil, fmt.Errorf("pprof: %w", err)
+	}
+	m := &p.Meta
+	out := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: "samples", Unit: "count"},
+			{Type: "instructions", Unit: "count"},
+		},
+		DefaultSampleType: "instructions",
+		PeriodType:        &profile.ValueType{Type: "instructions", Unit: "count"},
+		Period:            m.Granularity,
+		Comments: []string{
+			"kprof profile" + describe(" of %s", m.Program) + describe(", kprof %s", m.KprofVersion) +
+				describe(", %s", m.GoVersion) + describe(", %s", strings.Trim(m.GOOS+"/"+m.GOARCH, "/")),
+			fmt.Sprintf("mode %s, granularity %d, jitter %d, seed %d, instruction metric %d", m.Mode, m.Granularity, m.Jitter, m.Seed, m.MetricVersion),
+			fmt.Sprintf("%d instructions in total, %d in calling contexts, %d samples", p.TotalInstructions, p.SumInstructions(), p.TotalSamples),
+		},
+	}
+	// One mapping that says the functions are known, so pprof does not look
+	// for a binary to symbolize addresses with.
+	mapping := &profile.Mapping{
+		ID:             1,
+		File:           m.Program,
+		HasFunctions:   true,
+		HasFilenames:   true,
+		HasLineNumbers: true,
+	}
+	out.Mapping = []*profile.Mapping{mapping}
+	locs := map[overlap.Func]*profile.Location{}
+	for i, s := range p.Flat() {
+		f := s.Func
+		fn := &profile.Function{
+			ID:         uint64(i + 1),
+			Name:       f.Name,
+			SystemName: f.Name,
+			Filename:   f.File,
+			StartLine:  int64(f.Line),
+		}
+		loc := &profile.Location{
+			ID:      uint64(i + 1),
+			Mapping: mapping,
+			Line:    []profile.Line{{Function: fn, Line: int64(f.Line)}},
+		}
+		out.Function = append(out.Function, fn)
+		out.Location = append(out.Location, loc)
+		locs[f] = loc
+	}
+	var calls int64
+	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		calls += n.Calls
+		if n.Samples == 0 && n.Instructions == 0 {
+			return
+		}
+		s := &profile.Sample{
+			Location: make([]*profile.Location, len(stack)),
+			Value:    []int64{n.Samples, n.Instructions},
+		}
+		for i, f := range stack {
+			s.Location[len(stack)-1-i] = locs[f]
+		}
+		out.Sample = append(out.Sample, s)
+	})
+	if calls > 0 {
+		out.Comments = append(out.Comments, fmt.Sprintf("%d calls counted", calls))
+	}
+	if err := out.CheckValid(); err != nil {
+		return nil, fmt.Errorf("pprof: %w", err) // a bug in this function
+	}
+	return out, nil
+}
+
+// describe formats value into format, or returns "" for an empty value.
+func describe(format, value string) string {
+	if value == "" {
+		return ""
+	}
+	return fmt.Sprintf(format, value)
+}

@@ -1,0 +1,216 @@
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kprof/kprof/overlap"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name.golden, or rewrites the file
+// with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// demoProfile is a small exact profile: main.main calls work (which
+// recurses once and calls leaf) and fmt.Println; runtime.main runs an init.
+func demoProfile() *overlap.Profile {
+	return buildProfile(overlap.ModeExact,
+		"main.main 100 0 1",
+		"main.main;main.work 500 0 3",
+		"main.main;main.work;main.leaf 250 0 40",
+		"main.main;main.work;main.work 70 0 2",
+		"main.main;fmt.Println 30 0 5",
+		"main.main;fmt.Println;fmt.Fprintln 30 0 5",
+		"runtime.main;main.init 20 0 1",
+	)
+}
+
+// sampledProfile is a sampled profile whose contexts' estimate differs from
+// the exact total, with two functions of the same name in different files.
+func sampledProfile() *overlap.Profile {
+	p := buildProfile(overlap.ModeSample,
+		"main.main 200 2",
+		"main.main;main.work 700 7",
+		"main.main;main.work;main.work 100 1",
+	)
+	p.Root.Child(testFunc("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Instructions = 300
+	p.Root.Child(testFunc("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Samples = 3
+	p.TotalInstructions = 1290
+	p.TotalSamples = 13
+	return p
+}
+
+func TestTopTree(t *testing.T) {
+	tests := []struct {
+		name   string
+		render func(*bytes.Buffer) error
+	}{
+		{"top", func(b *bytes.Buffer) error { return Top(b, demoProfile(), TopOptions{}) }},
+		{"top_nodecount", func(b *bytes.Buffer) error { return Top(b, demoProfile(), TopOptions{NodeCount: 2}) }},
+		{"top_sampled", func(b *bytes.Buffer) error { return Top(b, sampledProfile(), TopOptions{}) }},
+		{"top_empty", func(b *bytes.Buffer) error { return Top(b, buildProfile(overlap.ModeExact), TopOptions{}) }},
+		{"tree", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{}) }},
+		{"tree_cutoff", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{Cutoff: 10}) }},
+		{"tree_sampled", func(b *bytes.Buffer) error { return Tree(b, sampledProfile(), TreeOptions{Cutoff: 1}) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.render(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+// TestTopOrder checks the properties the golden files show by example:
+// flat descending, ties by name, the flat column sums to 100%.
+func TestTopOrder(t *testing.T) {
+	p := buildProfile(overlap.ModeExact, "m 10", "m;b 30", "m;a 30", "m;c 30")
+	var b bytes.Buffer
+	if err := Top(&b, p, TopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")[2:]
+	var names []string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		names = append(names, f[len(f)-1])
+	}
+	if got, want := strings.Join(names, " "), "a b c m"; got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if last := strings.Fields(lines[len(lines)-1])[2]; last != "100.00%" {
+		t.Errorf("sum%% of the last line = %s, want 100.00%%", last)
+	}
+}
+
+func TestTreeDeep(t *testing.T) {
+	// A recursion deeper than any goroutine stack would allow a recursive
+	// renderer: the renderings loop instead.
+	p := buildProfile(overlap.ModeExact)
+	n := p.Root
+	const depth = 200000
+	for i := range depth {
+		n = n.Child(testFunc("main.rec"))
+		n.Instructions = 1
+		if i == depth-1 {
+			n.Instructions = 5
+		}
+	}
+	p.TotalInstructions = depth + 4
+	var b bytes.Buffer
+	if err := Tree(&b, p, TreeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "[199999] main.rec\n") {
+		t.Errorf("the deepest context is not shown with its depth")
+	}
+	if err := HTML(&bytes.Buffer{}, p); err != nil {
+		t.Fatal(err)
+	}
+	// A pprof sample lists its whole stack, so Pprof is quadratic in the
+	// depth by design: it is not tried here.
+}
+
+func TestInvalid(t *testing.T) {
+	negative := buildProfile(overlap.ModeExact, "a 1")
+	negative.Root.Children[0].Instructions = -1
+	for _, tt := range []struct {
+		name string
+		p    *overlap.Profile
+	}{
+		{"nil", nil},
+		{"negative", negative},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Top(&b, tt.p, TopOptions{}); err == nil {
+				t.Error("Top: no error")
+			}
+			if err := Tree(&b, tt.p, TreeOptions{}); err == nil {
+				t.Error("Tree: no error")
+			}
+			if err := HTML(&b, tt.p); err == nil {
+				t.Error("HTML: no error")
+			}
+			if _, err := Pprof(tt.p); err == nil {
+				t.Error("Pprof: no error")
+			}
+			if _, err := Compare(&b, tt.p, demoProfile(), CompareOptions{}); err == nil {
+				t.Error("Compare: no error")
+			}
+		})
+	}
+	if err := Tree(&bytes.Buffer{}, demoProfile(), TreeOptions{Cutoff: 101}); err == nil {
+		t.Error("Tree: no error for a cut-off of 101%")
+	}
+}
+
+// A profile whose children are out of order or duplicated is rendered as
+// its canonical form, and the argument is left alone.
+func TestNotCanonical(t *testing.T) {
+	p := &overlap.Profile{Meta: overlap.Meta{Mode: overlap.ModeExact}, Root: &overlap.Node{Children: []*overlap.Node{
+		{Func: testFunc("b"), Instructions: 2},
+		{Func: testFunc("a"), Instructions: 1},
+		{Func: testFunc("b"), Instructions: 3},
+	}}, TotalInstructions: 6}
+	var got, want bytes.Buffer
+	if err := Top(&got, p, TopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Root.Children) != 3 {
+		t.Error("Top modified its argument")
+	}
+	if err := Top(&want, buildProfile(overlap.ModeExact, "a 1", "b 5"), TopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The headers differ (buildProfile's Meta); the rows must not.
+	g, w := strings.SplitN(got.String(), "\n", 2)[1], strings.SplitN(want.String(), "\n", 2)[1]
+	if g != w {
+		t.Errorf("got\n%s\nwant\n%s", g, w)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteError(t *testing.T) {
+	if err := Top(failWriter{}, demoProfile(), TopOptions{}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("Top: error %v, want disk full", err)
+	}
+	if err := Tree(failWriter{}, demoProfile(), TreeOptions{}); err == nil {
+		t.Error("Tree: no error")
+	}
+	if err := HTML(failWriter{}, demoProfile()); err == nil {
+		t.Error("HTML: no error")
+	}
+	if _, err := Compare(failWriter{}, demoProfile(), demoProfile(), CompareOptions{}); err == nil {
+		t.Error("Compare: no error")
+	}
+}
