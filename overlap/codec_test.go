@@ -2,9 +2,7 @@ package overlap
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -129,7 +127,7 @@ func TestLayout(t *testing.T) {
 		"\x02" + "\x01f" + "\x04f.go" + // strings
 		"\x01" + "\x00\x01\x03" + // functions
 		"\x02" + "\x00\x00\x00\x00\x01" + "\x01\x00\x07\x01\x00") // nodes
-	want = binary.LittleEndian.AppendUint32(want, crc32.ChecksumIEEE(want))
+	want = appendUint32(want, checksum(want))
 	if got := encode(t, p); !bytes.Equal(got, want) {
 		t.Errorf("encoding:\ngot  %q\nwant %q", got, want)
 	}
@@ -171,7 +169,7 @@ func TestParseDamaged(t *testing.T) {
 func uv(xs ...uint64) []byte {
 	var b []byte
 	for _, x := range xs {
-		b = binary.AppendUvarint(b, x)
+		b = appendUvarint(b, x)
 	}
 	return b
 }
@@ -188,7 +186,7 @@ func str(ss ...string) []byte {
 // file joins parts and appends their checksum.
 func file(parts ...[]byte) []byte {
 	b := bytes.Join(parts, nil)
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return appendUint32(b, checksum(b))
 }
 
 var (

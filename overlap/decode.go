@@ -2,10 +2,8 @@ package overlap
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -91,7 +89,7 @@ func (d *decoder) uvarint(field string) uint64 {
 	if d.err != nil {
 		return 0
 	}
-	x, n := binary.Uvarint(d.b[d.off:])
+	x, n := uvarint(d.b[d.off:])
 	switch {
 	case n == 0:
 		d.fail(d.off, "unexpected end of data reading %s", field)
@@ -206,8 +204,8 @@ func (d *decoder) profile() *Profile {
 	case rest > checksumSize:
 		d.fail(d.off+checksumSize, "%d bytes of trailing data", rest-checksumSize)
 	default:
-		want := binary.LittleEndian.Uint32(d.b[d.off:])
-		if got := crc32.ChecksumIEEE(d.b[:d.off]); got != want {
+		want := uint32At(d.b[d.off:])
+		if got := checksum(d.b[:d.off]); got != want {
 			d.fail(d.off, "checksum mismatch: the file says %08x, its contents give %08x", want, got)
 		}
 	}

@@ -1,14 +1,12 @@
 package overlap
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // The file format; the package comment describes the layout.
@@ -87,57 +85,67 @@ func (p *Profile) encode() ([]byte, error) {
 		}
 		return nil
 	}, nil)
-	strs := slices.Sorted(maps.Keys(strIndex))
+	strs := sortedKeys(strIndex, strings.Compare)
 	for i, s := range strs {
 		strIndex[s] = uint64(i)
 	}
-	funcs := slices.SortedFunc(maps.Keys(funcIndex), compareFuncs)
+	funcs := sortedKeys(funcIndex, compareFuncs)
 	for i, f := range funcs {
 		funcIndex[f] = uint64(i) + 1 // 0 stands for the root's empty Func
 	}
 
 	b := []byte(magic)
-	b = binary.AppendUvarint(b, formatVersion)
+	b = appendUvarint(b, formatVersion)
 	m := &p.Meta
 	b = appendString(b, m.Mode)
-	b = binary.AppendUvarint(b, uint64(m.Granularity))
-	b = binary.AppendUvarint(b, uint64(m.Jitter))
-	b = binary.AppendUvarint(b, m.Seed)
-	b = binary.AppendUvarint(b, uint64(m.MetricVersion))
+	b = appendUvarint(b, uint64(m.Granularity))
+	b = appendUvarint(b, uint64(m.Jitter))
+	b = appendUvarint(b, m.Seed)
+	b = appendUvarint(b, uint64(m.MetricVersion))
 	for _, s := range []string{m.KprofVersion, m.GoVersion, m.GOOS, m.GOARCH, m.Program} {
 		b = appendString(b, s)
 	}
-	b = binary.AppendUvarint(b, uint64(p.TotalInstructions))
-	b = binary.AppendUvarint(b, uint64(p.TotalSamples))
+	b = appendUvarint(b, uint64(p.TotalInstructions))
+	b = appendUvarint(b, uint64(p.TotalSamples))
 
-	b = binary.AppendUvarint(b, uint64(len(strs)))
+	b = appendUvarint(b, uint64(len(strs)))
 	for _, s := range strs {
 		b = appendString(b, s)
 	}
-	b = binary.AppendUvarint(b, uint64(len(funcs)))
+	b = appendUvarint(b, uint64(len(funcs)))
 	for _, f := range funcs {
-		b = binary.AppendUvarint(b, strIndex[f.Name])
-		b = binary.AppendUvarint(b, strIndex[f.File])
-		b = binary.AppendUvarint(b, uint64(f.Line))
+		b = appendUvarint(b, strIndex[f.Name])
+		b = appendUvarint(b, strIndex[f.File])
+		b = appendUvarint(b, uint64(f.Line))
 	}
-	b = binary.AppendUvarint(b, uint64(nodes))
+	b = appendUvarint(b, uint64(nodes))
 	traverse(p.Root, func(path []*Node) error {
 		n := path[len(path)-1]
 		var fn uint64
 		if len(path) > 1 {
 			fn = funcIndex[n.Func]
 		}
-		b = binary.AppendUvarint(b, fn)
-		b = binary.AppendUvarint(b, uint64(n.Samples))
-		b = binary.AppendUvarint(b, uint64(n.Instructions))
-		b = binary.AppendUvarint(b, uint64(n.Calls))
-		b = binary.AppendUvarint(b, uint64(len(n.Children)))
+		b = appendUvarint(b, fn)
+		b = appendUvarint(b, uint64(n.Samples))
+		b = appendUvarint(b, uint64(n.Instructions))
+		b = appendUvarint(b, uint64(n.Calls))
+		b = appendUvarint(b, uint64(len(n.Children)))
 		return nil
 	}, nil)
-	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
+	return appendUint32(b, checksum(b)), nil
 }
 
 func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
+	b = appendUvarint(b, uint64(len(s)))
 	return append(b, s...)
+}
+
+// sortedKeys returns the keys of m sorted by cmp.
+func sortedKeys[K comparable](m map[K]uint64, cmp func(a, b K) int) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, cmp)
+	return keys
 }

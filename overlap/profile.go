@@ -44,7 +44,7 @@
 //	nodes      count (including the root), then each node in preorder:
 //	           function (0 for the root, else 1 + its index in functions),
 //	           Samples, Instructions, Calls, number of children
-//	checksum   CRC-32 (IEEE) of all preceding bytes, 4 bytes little-endian
+//	checksum   FNV-1a (32 bit) of all preceding bytes, 4 bytes little-endian
 //
 // The encoding is canonical: children follow in canonical order (so sibling
 // function indexes increase strictly), every string is used by a function and
