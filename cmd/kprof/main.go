@@ -79,6 +79,7 @@ func main() {
 				Action:          func(c *cli.Context) error { return runGo("test", c.Args().Slice()) },
 			},
 			reportCommand(),
+			compareCommand(),
 			{
 				Name:  "version",
 				Usage: "print kprof's version and the Go versions it supports",
