@@ -2,7 +2,6 @@ package agent
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -18,31 +17,52 @@ type Settings struct {
 	Seed        uint64 // seed of every goroutine's PRNG
 }
 
-// node is one calling context of a goroutine's tree.
+// The agent's trees live outside the Go heap (counter.Alloc): sampling
+// allocates nothing the program could observe (testing.AllocsPerRun, GC
+// pacing), which also keeps runs reproducible. Off-heap records hold only
+// pointers to other off-heap records and to the static Func tables.
+
+// node is one calling context of a goroutine's tree; its children form a
+// linked list (few children per context; the path cache avoids most walks).
 type node struct {
-	fn       *Func
-	samples  int64
-	instr    int64
-	children []*node // few children: a slice beats a map
+	fn      *Func
+	samples int64
+	instr   int64
+	child   *node // first child
+	next    *node // next sibling
 }
 
-func (n *node) child(f *Func) *node {
-	for _, c := range n.children {
+// arena hands out nodes from off-heap chunks.
+type arena struct {
+	free []node
+}
+
+const chunk = 256
+
+func (a *arena) new(f *Func) *node {
+	if len(a.free) == 0 {
+		a.free = unsafe.Slice((*node)(counter.Alloc(chunk*unsafe.Sizeof(node{}))), chunk)
+	}
+	n := &a.free[0]
+	a.free = a.free[1:]
+	n.fn = f
+	return n
+}
+
+func (n *node) childOf(f *Func, a *arena) *node {
+	for c := n.child; c != nil; c = c.next {
 		if c.fn == f {
 			return c
 		}
 	}
-	c := &node{fn: f}
-	n.children = append(n.children, c)
+	c := a.new(f)
+	c.next = n.child
+	n.child = c
 	return c
 }
 
-// noStack stands for samples taken with an empty reified stack (code whose
-// callers were all uninstrumented and that did not push itself).
-var noStack = Func{Name: "(no stack)"}
-
 // gstate is one goroutine's samples. Only its goroutine writes it; the
-// mutex (uncontended) lets the program's exit read it consistently.
+// lock (never contended in practice) lets the program's exit read it.
 type gstate struct {
 	mu    spinlock
 	root  node
@@ -50,7 +70,18 @@ type gstate struct {
 	rng   uint64
 	total int64 // instructions this goroutine ran, exactly
 	nsamp int64
+	nodes arena
+	next  *gstate // list of live goroutines
+	prev  *gstate
 }
+
+// maxPath is the depth the path cache of a goroutine can hold; deeper
+// stacks are walked from the last cached node.
+const maxPath = 1024
+
+// noStack stands for samples taken with an empty reified stack (code whose
+// callers were all uninstrumented and that did not push itself).
+var noStack = Func{Name: "(no stack)"}
 
 // CCT is the calling-context-tree agent behind both the sampling agent (SA)
 // and the exact agent (JP): the exact agent is SA at granularity 1, so that
@@ -58,12 +89,12 @@ type gstate struct {
 type CCT struct {
 	set Settings
 
-	mu     sync.Mutex
-	live   map[*gstate]struct{}
-	done   node  // merged trees of goroutines that have exited
-	total  int64 // instructions of exited goroutines
-	nsamp  int64
-	closed bool
+	mu    spinlock
+	live  *gstate // goroutines that have sampled and not exited
+	done  node    // merged trees of goroutines that have exited
+	nodes arena   // for done
+	total int64   // instructions of exited goroutines
+	nsamp int64
 }
 
 // NewCCT returns a calling-context-tree agent with the given settings.
@@ -71,16 +102,22 @@ func NewCCT(set Settings) *CCT {
 	if set.Mode == overlap.ModeExact {
 		set.Granularity, set.Jitter = 1, 0
 	}
-	return &CCT{set: set, live: make(map[*gstate]struct{})}
+	return &CCT{set: set}
 }
 
 func (a *CCT) local() *gstate {
 	p := counter.Local()
 	if *p == nil {
-		g := &gstate{rng: a.set.Seed | 1}
+		g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
+		g.rng = a.set.Seed | 1
+		g.path = unsafe.Slice((**node)(counter.Alloc(maxPath*unsafe.Sizeof((*node)(nil)))), maxPath)[:0]
 		*p = unsafe.Pointer(g)
 		a.mu.Lock()
-		a.live[g] = struct{}{}
+		g.next = a.live
+		if a.live != nil {
+			a.live.prev = g
+		}
+		a.live = g
 		a.mu.Unlock()
 	}
 	return (*gstate)(*p)
@@ -104,11 +141,11 @@ func (a *CCT) next(g *gstate) int64 {
 // Register implements Profiler.
 func (a *CCT) Register() int64 { return a.next(a.local()) }
 
-// Sample implements Profiler.
+// Sample implements Profiler. Its cost is proportional to the part of the
+// stack that changed since the goroutine's previous sample.
 func (a *CCT) Sample(stack []*Func, n int64) int64 {
 	g := a.local()
 	g.mu.Lock()
-	// Reuse the part of the cached path that the stack still shares.
 	i := 0
 	for i < len(stack) && i < len(g.path) && g.path[i].fn == stack[i] {
 		i++
@@ -118,12 +155,14 @@ func (a *CCT) Sample(stack []*Func, n int64) int64 {
 	if i > 0 {
 		cur = g.path[i-1]
 	}
-	if len(stack) == 0 {
-		cur = cur.child(&noStack) // the root has no counts of its own
-	}
 	for ; i < len(stack); i++ {
-		cur = cur.child(stack[i])
-		g.path = append(g.path, cur)
+		cur = cur.childOf(stack[i], &g.nodes)
+		if len(g.path) < cap(g.path) {
+			g.path = append(g.path, cur)
+		}
+	}
+	if len(stack) == 0 {
+		cur = cur.childOf(&noStack, &g.nodes) // the root has no counts of its own
 	}
 	cur.samples++
 	cur.instr += n
@@ -136,30 +175,35 @@ func (a *CCT) Sample(stack []*Func, n int64) int64 {
 // Exit implements Profiler: the goroutine's tree joins the merged one.
 func (a *CCT) Exit(n int64) {
 	p := counter.Local()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if *p == nil {
-		a.mu.Lock()
 		a.total += n
-		a.mu.Unlock()
 		return
 	}
 	g := (*gstate)(*p)
 	*p = nil
 	g.mu.Lock()
 	g.total += n
-	a.mu.Lock()
-	delete(a.live, g)
-	merge(&a.done, &g.root)
+	if g.prev != nil {
+		g.prev.next = g.next
+	} else {
+		a.live = g.next
+	}
+	if g.next != nil {
+		g.next.prev = g.prev
+	}
+	merge(&a.done, &g.root, &a.nodes)
 	a.total += g.total
 	a.nsamp += g.nsamp
-	a.mu.Unlock()
 	g.mu.Unlock()
 }
 
-func merge(dst, src *node) {
+func merge(dst, src *node, a *arena) {
 	dst.samples += src.samples
 	dst.instr += src.instr
-	for _, c := range src.children {
-		merge(dst.child(c.fn), c)
+	for c := src.child; c != nil; c = c.next {
+		merge(dst.childOf(c.fn, a), c, a)
 	}
 }
 
@@ -167,12 +211,12 @@ func merge(dst, src *node) {
 func (a *CCT) Profile(meta overlap.Meta) *overlap.Profile {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	all := &node{}
-	merge(all, &a.done)
+	root := convert(&a.done)
 	total, nsamp := a.total, a.nsamp
-	for g := range a.live {
+	p := &overlap.Profile{Meta: meta, Root: root}
+	for g := a.live; g != nil; g = g.next {
 		g.mu.Lock()
-		merge(all, &g.root)
+		addTree(root, &g.root)
 		total += g.total
 		nsamp += g.nsamp
 		g.mu.Unlock()
@@ -183,25 +227,39 @@ func (a *CCT) Profile(meta overlap.Meta) *overlap.Profile {
 	meta.Seed = a.set.Seed
 	meta.MetricVersion = overlap.MetricVersion
 	meta.KprofVersion = Version
-	p := &overlap.Profile{Meta: meta, Root: convert(all), TotalInstructions: total, TotalSamples: nsamp}
+	p.Meta = meta
+	p.TotalInstructions, p.TotalSamples = total, nsamp
 	p.Canonicalize()
 	return p
+}
+
+func ofunc(f *Func) overlap.Func {
+	return overlap.Func{Name: f.Name, File: f.File, Line: f.Line}
 }
 
 func convert(n *node) *overlap.Node {
 	o := &overlap.Node{Samples: n.samples, Instructions: n.instr}
 	if n.fn != nil {
-		o.Func = overlap.Func{Name: n.fn.Name, File: n.fn.File, Line: n.fn.Line}
+		o.Func = ofunc(n.fn)
 	}
-	for _, c := range n.children {
+	for c := n.child; c != nil; c = c.next {
 		o.Children = append(o.Children, convert(c))
 	}
 	return o
 }
 
-// spinlock guards a goroutine's tree. It is taken by its own goroutine on
-// every sample and by the exiting program once, so it is never contended
-// in practice; unlike sync.Mutex it runs no instrumented code.
+// addTree adds the counts of an off-heap tree to a profile tree.
+func addTree(dst *overlap.Node, src *node) {
+	dst.Samples += src.samples
+	dst.Instructions += src.instr
+	for c := src.child; c != nil; c = c.next {
+		addTree(dst.Child(ofunc(c.fn)), c)
+	}
+}
+
+// spinlock guards agent state. Taken by its own goroutine on every sample
+// and by the program's exit once, it is never contended in practice; unlike
+// sync.Mutex it runs no instrumented code and needs no heap.
 type spinlock struct{ v int32 }
 
 func (l *spinlock) Lock() {

@@ -5,13 +5,17 @@
 
 package counter
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 type state = runtime.KprofGState
 
 // st returns the running goroutine's state: a field of its g.
 func st() *state { return runtime.KprofState() }
 
-func onUserStack() bool      { return runtime.KprofOnUserStack() }
-func setGoexitHook(f func()) { runtime.KprofSetGoexitHook(f) }
-func addExitHook(f func())   { runtime.KprofAddExitHook(f) }
+func alloc(size uintptr) unsafe.Pointer { return runtime.KprofAlloc(size) }
+func onUserStack() bool                 { return runtime.KprofOnUserStack() }
+func setGoexitHook(f func())            { runtime.KprofSetGoexitHook(f) }
+func addExitHook(f func())              { runtime.KprofAddExitHook(f) }

@@ -19,7 +19,10 @@ type state struct {
 
 var plain state
 
-func st() *state             { return &plain }
+func st() *state { return &plain }
+func alloc(size uintptr) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))
+}
 func onUserStack() bool      { return true }
 func setGoexitHook(f func()) {}
 func addExitHook(f func())   {}

@@ -54,6 +54,13 @@ func KprofAddExitHook(f func()) {
 	exithook.Add(exithook.Hook{F: f, RunOnFailure: true})
 }
 
+// KprofAlloc returns size bytes of zeroed memory outside the Go heap, never
+// freed: the agent's data is invisible to the program's allocation counts
+// and to the garbage collector. It must not hold pointers to heap objects.
+func KprofAlloc(size uintptr) unsafe.Pointer {
+	return persistentalloc(size, 8, &memstats.other_sys)
+}
+
 func kprofGoexit() {
 	if h := kprofGoexitHook; h != nil {
 		h()

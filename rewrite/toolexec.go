@@ -34,6 +34,21 @@ type Config struct {
 	Skip      map[string]bool   // import paths never instrumented
 	Only      []string          // -pkgs patterns; empty means all
 	Verbose   bool              // report approximations on stderr
+	// Support lists the agent and everything it depends on, dependencies
+	// first, as go list reported them when kprof build prebuilt them.
+	Support []SupportPkg
+}
+
+// SupportPkg is one package of the agent's closure (go list -json fields).
+type SupportPkg struct {
+	ImportPath string
+	Export     string
+	Dir        string
+	GoFiles    []string
+	SFiles     []string
+	Imports    []string
+	ImportMap  map[string]string
+	Standard   bool
 }
 
 // ReadConfig reads the wrapper configuration named by ConfigEnv.
@@ -239,6 +254,17 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 	}
 	args = append(args[:first:first], newFiles...)
 	setFlag(args, "-importcfg", nc)
+	if isMain {
+		// Kept for the link step, which may have to compile main again
+		// (see relink).
+		data, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(workDir, "main-compile.json"), data, 0o666); err != nil {
+			return nil, err
+		}
+	}
 	return args, nil
 }
 
@@ -377,17 +403,193 @@ func linkStep(cfg *Config, args []string) ([]string, error) {
 	if importcfg == "" || out == "" {
 		return args, nil
 	}
+	linked, err := readImportcfg(importcfg)
+	if err != nil {
+		return nil, err
+	}
+	exports := cfg.Exports
+	if rebuilt, err := relink(cfg, args, linked); err != nil {
+		return nil, err
+	} else if rebuilt != nil {
+		exports = rebuilt
+	}
 	var pkgs []string
-	for p := range cfg.Exports {
+	for p := range exports {
 		pkgs = append(pkgs, p)
 	}
 	sort.Strings(pkgs) // a stable importcfg for a stable link
-	nc, err := extendImportcfg(importcfg, importcfg+".kprof", cfg.Exports, pkgs)
+	nc, err := extendImportcfg(importcfg, importcfg+".kprof", exports, pkgs)
 	if err != nil {
 		return nil, err
 	}
 	setFlag(args, "-importcfg", nc)
 	return args, nil
+}
+
+// readImportcfg returns the packagefile entries of an importcfg.
+func readImportcfg(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]string)
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "packagefile "); ok {
+			if k, v, ok := strings.Cut(rest, "="); ok {
+				m[k] = v
+			}
+		}
+	}
+	return m, nil
+}
+
+// relink handles test binaries of packages the agent itself depends on.
+// go test compiles such a package with its tests, and everything in the
+// binary that depends on it again; the agent, linked in behind the go
+// command's back, was prebuilt against the ordinary package and would not
+// match. relink compiles again every agent package that depends on a
+// package the binary has in another version, then package main (which
+// imports the agent), and points the link at them. It returns the exports
+// to use, or nil if the prebuilt ones fit.
+func relink(cfg *Config, args []string, linked map[string]string) (map[string]string, error) {
+	diverged := make(map[string]bool)
+	for _, sp := range cfg.Support {
+		if f, ok := linked[sp.ImportPath]; ok && f != sp.Export {
+			diverged[sp.ImportPath] = true
+		}
+	}
+	if len(diverged) == 0 {
+		return nil, nil
+	}
+	mainArchive := args[len(args)-1]
+	mainArgsFile := filepath.Join(filepath.Dir(mainArchive), "kprof", "main-compile.json")
+	data, err := os.ReadFile(mainArgsFile)
+	if err != nil {
+		return nil, fmt.Errorf("kprof: relinking %s: %v", mainArchive, err)
+	}
+	var mainArgs []string
+	if err := json.Unmarshal(data, &mainArgs); err != nil {
+		return nil, err
+	}
+	compiler := filepath.Join(filepath.Dir(args[0]), "compile")
+	dir := filepath.Join(filepath.Dir(mainArchive), "kprof", "relink")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, err
+	}
+	_, race := flagValue(mainArgs, "-race")
+	exports := make(map[string]string, len(cfg.Exports))
+	for k, v := range cfg.Exports {
+		exports[k] = v
+	}
+	lookup := func(p string) string {
+		if f, ok := linked[p]; ok {
+			return f
+		}
+		return exports[p]
+	}
+	stale := make(map[string]bool)
+	for i, sp := range cfg.Support {
+		if _, ok := linked[sp.ImportPath]; ok {
+			continue // the binary has its own: use it
+		}
+		for _, imp := range sp.Imports {
+			if m, ok := sp.ImportMap[imp]; ok {
+				imp = m
+			}
+			if diverged[imp] || stale[imp] {
+				stale[sp.ImportPath] = true
+			}
+		}
+		if !stale[sp.ImportPath] {
+			continue
+		}
+		for _, s := range sp.SFiles {
+			if src, err := os.ReadFile(filepath.Join(sp.Dir, s)); err != nil || hasCode(src) {
+				return nil, fmt.Errorf("kprof: cannot rebuild %s for this test binary: it has assembly (%s)", sp.ImportPath, s)
+			}
+		}
+		icfg := filepath.Join(dir, fmt.Sprintf("%d.importcfg", i))
+		var b strings.Builder
+		for _, imp := range sp.Imports {
+			if imp == "unsafe" {
+				continue
+			}
+			target := imp
+			if m, ok := sp.ImportMap[imp]; ok {
+				target = m
+				fmt.Fprintf(&b, "importmap %s=%s\n", imp, m)
+			}
+			fmt.Fprintf(&b, "packagefile %s=%s\n", target, lookup(target))
+		}
+		if err := os.WriteFile(icfg, []byte(b.String()), 0o666); err != nil {
+			return nil, err
+		}
+		outFile := filepath.Join(dir, fmt.Sprintf("%d.a", i))
+		cargs := []string{compiler, "-o", outFile, "-p", sp.ImportPath, "-lang=" + SupportedGo, "-importcfg", icfg, "-pack", "-nolocalimports"}
+		if sp.Standard {
+			cargs = append(cargs, "-std")
+		}
+		if len(sp.SFiles) == 0 {
+			cargs = append(cargs, "-complete")
+		}
+		if race >= 0 {
+			cargs = append(cargs, "-race")
+		}
+		for _, f := range sp.GoFiles {
+			cargs = append(cargs, filepath.Join(sp.Dir, f))
+		}
+		cargs, err := compileStep(cfg, cargs)
+		if err != nil {
+			return nil, err
+		}
+		if err := runTool(cargs); err != nil {
+			return nil, fmt.Errorf("kprof: rebuilding %s: %v", sp.ImportPath, err)
+		}
+		exports[sp.ImportPath] = outFile
+	}
+	// main imports the agent: compile it again against the new agent.
+	mcfg, _ := flagValue(mainArgs, "-importcfg")
+	mlinked, err := readImportcfg(mcfg)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for p, f := range mlinked {
+		if stale[p] {
+			f = exports[p]
+		}
+		fmt.Fprintf(&b, "packagefile %s=%s\n", p, f)
+	}
+	newCfg := filepath.Join(dir, "main.importcfg")
+	if err := os.WriteFile(newCfg, []byte(b.String()), 0o666); err != nil {
+		return nil, err
+	}
+	newMain := filepath.Join(dir, "main.a")
+	setFlag(mainArgs, "-importcfg", newCfg)
+	setFlag(mainArgs, "-o", newMain)
+	if err := runTool(mainArgs); err != nil {
+		return nil, fmt.Errorf("kprof: rebuilding package main: %v", err)
+	}
+	args[len(args)-1] = newMain
+	return exports, nil
+}
+
+// hasCode reports whether an assembly file has anything but comments and
+// blank lines (an empty .s file only keeps the compiler from -complete).
+func hasCode(src []byte) bool {
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "//") {
+			return true
+		}
+	}
+	return false
+}
+
+func runTool(args []string) error {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
 }
 
 // exportImporter reads export data named by a compile step's importcfg.

@@ -186,7 +186,7 @@ func runGo(verb string, args []string) error {
 		if err := writeConfig(cfgPath, cfg); err != nil {
 			return err
 		}
-		listArgs := []string{"list", "-export", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}", "-toolexec", toolexec}
+		listArgs := []string{"list", "-export", "-json=ImportPath,Export,Dir,GoFiles,SFiles,Imports,ImportMap,Standard", "-toolexec", toolexec}
 		if deps {
 			listArgs = append(listArgs, "-deps")
 		}
@@ -196,9 +196,18 @@ func runGo(verb string, args []string) error {
 		if err != nil {
 			return fmt.Errorf("building kprof's %s: %v", pkg, err)
 		}
-		for _, line := range strings.Fields(out) {
-			if k, v, ok := strings.Cut(line, "="); ok {
-				cfg.Exports[k] = v
+		dec := json.NewDecoder(strings.NewReader(out))
+		for dec.More() {
+			var sp rewrite.SupportPkg
+			if err := dec.Decode(&sp); err != nil {
+				return fmt.Errorf("go list %s: %v", pkg, err)
+			}
+			if sp.Export == "" {
+				continue
+			}
+			cfg.Exports[sp.ImportPath] = sp.Export
+			if deps {
+				cfg.Support = append(cfg.Support, sp)
 			}
 		}
 		return nil
