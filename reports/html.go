@@ -43,8 +43,10 @@ type flameData struct {
 // calling-context tree: the root at the top, each context a rectangle below
 // its caller as wide as its cumulative instructions, callees in canonical
 // order. Hovering shows a context's full name, declaration file:line and
-// share; clicking zooms into it; the Reset button and Esc zoom out; a search
-// box highlights functions. Contexts without instructions are left out. The
+// share; clicking zooms into it, the Reset button, Esc or the browser's Back
+// zoom out (the zoomed node is kept in the URL's fragment, #n=INDEX, INDEX
+// being the node's preorder index, so a zoomed view can be reloaded or
+// linked); a search box highlights functions. Contexts without instructions are left out. The
 // page is deterministic: the same profile gives the same bytes.
 func HTML(w io.Writer, p *overlap.Profile) error {
 	p, err := prepare(p)
