@@ -214,3 +214,48 @@ func TestWriteError(t *testing.T) {
 		t.Error("Compare: no error")
 	}
 }
+
+// TestRealProfile renders testdata/json.kprof, a profile of the
+// encoding/json workload taken by a kprof-built binary (see
+// testdata/screenshot.sh), in every form.
+func TestRealProfile(t *testing.T) {
+	p, err := overlap.ParseFile(filepath.Join("testdata", "json.kprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Top(&b, p, TopOptions{NodeCount: 3}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasPrefix(lines[0], "program: json  mode: sample  granularity: 1000 (jitter 100)") ||
+		!strings.HasSuffix(lines[3], "  encoding/json.(*decodeState).rescanLiteral") ||
+		!strings.HasPrefix(lines[6], "showing 3 of ") {
+		t.Errorf("top:\n%s", b.String())
+	}
+	b.Reset()
+	if err := Tree(&b, p, TreeOptions{Cutoff: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  main.main\n") || !strings.Contains(b.String(), "calling contexts below the 1% cut-off hidden") {
+		t.Errorf("tree:\n%s", b.String())
+	}
+	pp, err := Pprof(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, s := range pp.Sample {
+		sum += s.Value[1]
+	}
+	if sum != p.SumInstructions() {
+		t.Errorf("pprof holds %d instructions, the profile %d", sum, p.SumInstructions())
+	}
+	if err := HTML(&bytes.Buffer{}, p); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if r, err := Compare(&b, p, p, CompareOptions{}); err != nil || !r.Identical || !strings.HasPrefix(b.String(), "overlap: 100.00%\n") {
+		t.Errorf("compared with itself: %v, %+v\n%s", err, r, b.String())
+	}
+}
