@@ -87,7 +87,10 @@ func runReport(c *cli.Context) error {
 	// half report on stdout.
 	var text bytes.Buffer
 	if top {
-		if err := reports.Top(&text, p, reports.TopOptions{NodeCount: nodecount}); err != nil {
+		err := step(large, "kprof: listing the functions", func() error {
+			return reports.Top(&text, p, reports.TopOptions{NodeCount: nodecount})
+		})
+		if err != nil {
 			return fail("%v", err)
 		}
 	}
@@ -176,6 +179,12 @@ func loadProfiles(files []string, large bool) (*overlap.Profile, error) {
 	}
 	if len(ps) == 1 {
 		return ps[0], nil
+	}
+	for i, p := range ps {
+		if v, v0 := p.Meta.MetricVersion, ps[0].Meta.MetricVersion; v != v0 {
+			return nil, fail("%s: counted with instruction metric %d, %s with %d; profiles of different metrics cannot be merged",
+				files[i], v, files[0], v0)
+		}
 	}
 	p, err := overlap.Merge(ps...)
 	if err != nil {

@@ -102,6 +102,14 @@ func testReport(t *testing.T, bin string) {
 	if err := os.WriteFile(filepath.Join(dir, "corrupt.kprof"), []byte("KPROF\x01garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	p, err := overlap.ParseFile(filepath.Join(dir, "b.kprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Meta.MetricVersion++
+	if err := p.WriteFile(filepath.Join(dir, "metric.kprof")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		args   []string
@@ -119,6 +127,8 @@ func testReport(t *testing.T, bin string) {
 			[]string{"flat%", "main.work\n", "cum%", "  main.work\n"}, ""},
 		{"merged", []string{"report", "a.kprof", "b.kprof"}, 0,
 			[]string{"instructions: 1400", "main.work\n"}, ""},
+		{"merged metrics", []string{"report", "a.kprof", "metric.kprof"}, 2, nil,
+			"kprof: metric.kprof: counted with instruction metric 2, a.kprof with 1; profiles of different metrics cannot be merged\n"},
 		{"missing", []string{"report", "missing.kprof"}, 2, nil,
 			"kprof: missing.kprof: no such file or directory\n"},
 		{"corrupt", []string{"report", "corrupt.kprof"}, 2, nil,
