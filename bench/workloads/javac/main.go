@@ -1,0 +1,503 @@
+// Command javac is the kprof evaluation workload in the role of SPEC JVM98
+// _213_javac: a compiler front end. It generates the text of a set of
+// synthetic, self-contained Go packages (structs, methods, interfaces,
+// generics, closures, control flow, cross-package calls), then parses them
+// with go/parser, type-checks them with go/types (imports resolved among the
+// generated packages only; no GOROOT sources are read), and pretty-prints
+// them with go/printer.
+//
+// Usage: javac [-n packages]. Each unit of -n is one generated package of
+// three files. The program prints one deterministic checksum line.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"hash"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"strings"
+)
+
+const (
+	filesPerPkg  = 3
+	typesPerFile = 4
+	funcsPerFile = 5
+	typesPerPkg  = filesPerPkg * typesPerFile
+	funcsPerPkg  = filesPerPkg * funcsPerFile
+)
+
+func main() {
+	n := flag.Int("n", 110, "problem size: number of generated packages (3 files each)")
+	flag.Parse()
+	if *n < 1 {
+		fmt.Fprintln(os.Stderr, "javac: -n must be >= 1")
+		os.Exit(2)
+	}
+
+	r := rand.New(rand.NewPCG(1, 2))
+	fset := token.NewFileSet()
+	imp := importer{}
+	sum := fnv.New64a()
+	var lines, idents, defs, uses, calls uint64
+	var out bytes.Buffer
+
+	for i := 0; i < *n; i++ {
+		g := newGen(r, i)
+		var files []*ast.File
+		for f := 0; f < filesPerPkg; f++ {
+			src := g.file(f)
+			lines += uint64(bytes.Count(src, []byte{'\n'}))
+			name := fmt.Sprintf("gen/p%d/f%d.go", i, f)
+			file, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+			if err != nil {
+				fail("parse %s: %v", name, err)
+			}
+			files = append(files, file)
+		}
+
+		info := &types.Info{
+			Types:      map[ast.Expr]types.TypeAndValue{},
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Implicits:  map[ast.Node]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+			Instances:  map[*ast.Ident]types.Instance{},
+			Scopes:     map[ast.Node]*types.Scope{},
+		}
+		conf := types.Config{Importer: imp}
+		pkg, err := conf.Check(g.path, fset, files, info)
+		if err != nil {
+			fail("type-check %s: %v", g.path, err)
+		}
+		imp[g.path] = pkg
+
+		for _, file := range files {
+			// Fold the resolved identifiers and call types, in source order.
+			ast.Inspect(file, func(nd ast.Node) bool {
+				switch nd := nd.(type) {
+				case *ast.Ident:
+					idents++
+					if obj := info.Defs[nd]; obj != nil {
+						defs++
+						hashObj(sum, obj)
+					} else if obj := info.Uses[nd]; obj != nil {
+						uses++
+						hashObj(sum, obj)
+					}
+				case *ast.CallExpr:
+					calls++
+					if tv, ok := info.Types[nd]; ok && tv.Type != nil {
+						sum.Write([]byte(tv.Type.String()))
+					}
+				}
+				return true
+			})
+			out.Reset()
+			if err := printer.Fprint(&out, fset, file); err != nil {
+				fail("print: %v", err)
+			}
+			sum.Write(out.Bytes())
+		}
+		// The package scope lists names in sorted order.
+		scope := pkg.Scope()
+		for _, name := range scope.Names() {
+			obj := scope.Lookup(name)
+			sum.Write([]byte(types.ObjectString(obj, types.RelativeTo(pkg))))
+		}
+	}
+	fmt.Printf("javac n=%d lines=%d idents=%d defs=%d uses=%d calls=%d checksum=%016x\n",
+		*n, lines, idents, defs, uses, calls, sum.Sum64())
+}
+
+func hashObj(h hash.Hash64, obj types.Object) {
+	h.Write([]byte(obj.Name()))
+	if t := obj.Type(); t != nil {
+		h.Write([]byte(t.String()))
+	}
+}
+
+// importer resolves imports among the packages generated so far.
+type importer map[string]*types.Package
+
+func (m importer) Import(path string) (*types.Package, error) {
+	if p := m[path]; p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("package %q not generated", path)
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "javac: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+// gen generates the source text of one package.
+type gen struct {
+	r       *rand.Rand
+	index   int
+	path    string
+	name    string
+	imports []string // package names (path is "gen/" + name)
+	b       *bytes.Buffer
+	loops   []string // loop variables in scope
+	depth   int
+}
+
+func newGen(r *rand.Rand, index int) *gen {
+	g := &gen{r: r, index: index, name: fmt.Sprintf("p%d", index), b: new(bytes.Buffer)}
+	g.path = "gen/" + g.name
+	if index > 0 {
+		seen := map[int]bool{}
+		for k := min(index, 1+r.IntN(3)); k > 0; k-- {
+			j := r.IntN(index)
+			if !seen[j] {
+				seen[j] = true
+				g.imports = append(g.imports, fmt.Sprintf("p%d", j))
+			}
+		}
+	}
+	return g
+}
+
+func (g *gen) p(format string, args ...any) { fmt.Fprintf(g.b, format, args...) }
+
+func (g *gen) indent() { g.b.WriteString(strings.Repeat("\t", g.depth)) }
+
+func (g *gen) line(format string, args ...any) {
+	g.indent()
+	g.p(format, args...)
+	g.b.WriteByte('\n')
+}
+
+func (g *gen) file(f int) []byte {
+	g.b = new(bytes.Buffer)
+	g.p("// Code generated by the kprof javac workload. DO NOT EDIT.\n\n")
+	g.p("// Package %s is synthetic file %d of generated package %d.\n", g.name, f, g.index)
+	g.p("package %s\n\n", g.name)
+	if len(g.imports) > 0 {
+		g.p("import (\n")
+		for _, im := range g.imports {
+			g.p("\t%q\n", "gen/"+im)
+		}
+		g.p(")\n\n")
+	}
+	if f == 0 {
+		g.prelude()
+	}
+	// Use every import once in every file so that none is unused.
+	g.p("// Imported%d returns a value that depends on every imported package.\n", f)
+	g.p("func Imported%d(n int) int {\n\ts := n\n", f)
+	for _, im := range g.imports {
+		g.p("\ts += %s.G%d(n) + %s.SumOf(1, n)\n", im, f, im)
+	}
+	g.p("\treturn s\n}\n\n")
+	for k := 0; k < typesPerFile; k++ {
+		g.typeDecl(f*typesPerFile + k)
+	}
+	for k := 0; k < funcsPerFile; k++ {
+		g.funcDecl(f*funcsPerFile + k)
+	}
+	return g.b.Bytes()
+}
+
+// prelude declares the package-wide interface, constraint and generic helpers.
+func (g *gen) prelude() {
+	g.p(`// Summer is implemented by every generated struct type.
+type Summer interface {
+	Sum() int
+	Name() string
+}
+
+// Number is a numeric constraint.
+type Number interface {
+	~int | ~int32 | ~int64 | ~float64
+}
+
+// Pair is a generic key/value pair.
+type Pair[K comparable, V any] struct {
+	Key K
+	Val V
+}
+
+// Swap returns the pair with a new value.
+func (p Pair[K, V]) Swap(v V) Pair[K, V] { return Pair[K, V]{Key: p.Key, Val: v} }
+
+// Map applies f to each element.
+func Map[E, F any](xs []E, f func(E) F) []F {
+	out := make([]F, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, f(x))
+	}
+	return out
+}
+
+// Filter keeps the elements satisfying keep.
+func Filter[E any](xs []E, keep func(E) bool) []E {
+	var out []E
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Reduce folds xs with f.
+func Reduce[E, A any](xs []E, acc A, f func(A, E) A) A {
+	for _, x := range xs {
+		acc = f(acc, x)
+	}
+	return acc
+}
+
+// SumOf adds numbers.
+func SumOf[N Number](xs ...N) N {
+	var s N
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+`)
+}
+
+func (g *gen) typeDecl(k int) {
+	other := g.r.IntN(typesPerPkg)
+	g.p("// T%d is a generated record type.\n", k)
+	g.p("type T%d struct {\n\tA int\n\tB string\n\tC []int\n\tN *T%d\n", k, other)
+	ext := ""
+	if len(g.imports) > 0 && g.r.IntN(2) == 0 {
+		ext = fmt.Sprintf("%s.T%d", g.imports[g.r.IntN(len(g.imports))], g.r.IntN(typesPerPkg))
+		g.p("\tX %s\n", ext)
+	}
+	g.p("\tM map[string]Pair[int, string]\n}\n\n")
+
+	g.p("// Sum adds up the fields of t.\nfunc (t *T%d) Sum() int {\n", k)
+	g.p("\tif t == nil {\n\t\treturn 0\n\t}\n\ts := t.A + len(t.B)\n")
+	g.p("\tfor i, v := range t.C {\n\t\ts += v * (i + %d)\n\t}\n", 1+g.r.IntN(9))
+	g.p("\tif t.N != nil {\n\t\ts += t.N.A\n\t}\n")
+	if ext != "" {
+		g.p("\ts += t.X.Sum()\n")
+	}
+	g.p("\tfor key, p := range t.M {\n\t\ts += len(key) + p.Key + len(p.Val)\n\t}\n")
+	g.p("\treturn s\n}\n\n")
+
+	g.p("// Name describes t.\nfunc (t T%d) Name() string { return \"T%d:\" + t.B }\n\n", k, k)
+	g.p("// Grow appends d to t.\nfunc (t *T%d) Grow(d int) *T%d {\n\tt.C = append(t.C, d)\n\tt.A += d\n\treturn t\n}\n\n", k, k)
+}
+
+func (g *gen) funcDecl(k int) {
+	g.p("// G%d is generated function %d.\n", k, k)
+	g.p("func G%d(n int) int {\n", k)
+	g.depth = 1
+	g.loops = g.loops[:0]
+	g.line("s, a, b := n, n+1, n*2")
+	for i, m := 0, 4+g.r.IntN(5); i < m; i++ {
+		g.stmt()
+	}
+	g.line("return s + a - b")
+	g.p("}\n\n")
+}
+
+func (g *gen) variable() string {
+	vars := []string{"s", "a", "b", "n"}
+	k := g.r.IntN(len(vars) + len(g.loops))
+	if k < len(vars) {
+		return vars[k]
+	}
+	return g.loops[k-len(vars)]
+}
+
+// expr generates an int-valued expression.
+func (g *gen) expr(d int) string {
+	if d <= 0 {
+		if g.r.IntN(4) == 0 {
+			return fmt.Sprint(1 + g.r.IntN(9))
+		}
+		return g.variable()
+	}
+	switch g.r.IntN(10) {
+	case 0, 1, 2:
+		ops := []string{"+", "-", "*", "&", "|", "^", "+", "-"}
+		return fmt.Sprintf("(%s %s %s)", g.expr(d-1), ops[g.r.IntN(len(ops))], g.expr(d-1))
+	case 3:
+		return fmt.Sprintf("%s / %d", g.expr(d-1), 1+g.r.IntN(9))
+	case 4:
+		return fmt.Sprintf("min(%s, %s)", g.expr(d-1), g.expr(d-1))
+	case 5:
+		return fmt.Sprintf("G%d(%s)", g.r.IntN(funcsPerPkg), g.expr(d-1))
+	case 6:
+		if len(g.imports) > 0 {
+			im := g.imports[g.r.IntN(len(g.imports))]
+			return fmt.Sprintf("%s.G%d(%s)", im, g.r.IntN(funcsPerPkg), g.expr(d-1))
+		}
+		return fmt.Sprintf("len(%q)", "k"+fmt.Sprint(d))
+	case 7:
+		return fmt.Sprintf("int(int64(%s) >> %d)", g.expr(d-1), g.r.IntN(4))
+	case 8:
+		return fmt.Sprintf("SumOf(%s, %s)", g.expr(d-1), g.expr(d-1))
+	default:
+		return g.variable()
+	}
+}
+
+func (g *gen) cond() string {
+	cmps := []string{"<", "<=", ">", ">=", "==", "!="}
+	c := fmt.Sprintf("%s %s %s", g.expr(1), cmps[g.r.IntN(len(cmps))], g.expr(1))
+	switch g.r.IntN(4) {
+	case 0:
+		return c + " && " + g.variable() + " > 0"
+	case 1:
+		return "!(" + c + ") || " + g.variable() + "%2 == 0"
+	}
+	return c
+}
+
+func (g *gen) block(stmts int) {
+	g.depth++
+	for i := 0; i < stmts; i++ {
+		g.stmt()
+	}
+	g.depth--
+}
+
+func (g *gen) stmt() {
+	nested := g.depth < 4
+	kind := g.r.IntN(16)
+	if !nested && kind < 4 {
+		kind += 4
+	}
+	lhs := []string{"s", "a", "b"}[g.r.IntN(3)]
+	ops := []string{"=", "+=", "-=", "^=", "|="}
+	T := func() int { return g.r.IntN(typesPerPkg) }
+	switch kind {
+	case 0:
+		v := fmt.Sprintf("i%d", g.depth)
+		g.line("for %s := 0; %s < %d; %s++ {", v, v, 2+g.r.IntN(8), v)
+		g.loops = append(g.loops, v)
+		g.block(1 + g.r.IntN(3))
+		g.loops = g.loops[:len(g.loops)-1]
+		g.line("}")
+	case 1:
+		g.line("if %s {", g.cond())
+		g.block(1 + g.r.IntN(2))
+		if g.r.IntN(2) == 0 {
+			g.line("} else {")
+			g.block(1 + g.r.IntN(2))
+		}
+		g.line("}")
+	case 2:
+		g.line("switch %s %% 4 {", g.expr(1))
+		for c := 0; c < 3; c++ {
+			g.line("case %d:", c)
+			g.block(1 + g.r.IntN(2))
+		}
+		g.line("default:")
+		g.block(1)
+		g.line("}")
+	case 3:
+		v := fmt.Sprintf("v%d", g.depth)
+		g.line("for _, %s := range []int{%s, %s, %s} {", v, g.expr(1), g.expr(0), g.expr(1))
+		g.depth++
+		g.line("%s += %s", lhs, v)
+		g.depth--
+		g.loops = append(g.loops, v)
+		g.block(g.r.IntN(2))
+		g.loops = g.loops[:len(g.loops)-1]
+		g.line("}")
+	case 4:
+		k := T()
+		g.line("{")
+		g.depth++
+		g.line("t := &T%d{A: %s, B: %q}", k, g.expr(1), fmt.Sprint("b", g.r.IntN(100)))
+		g.line("t.Grow(%s).Grow(%s)", g.expr(1), g.expr(0))
+		g.line("%s += t.Sum() + len(t.Name())", lhs)
+		g.depth--
+		g.line("}")
+	case 5:
+		g.line("{")
+		g.depth++
+		g.line("f := func(x int) int { return x*%d + %s }", 1+g.r.IntN(5), g.expr(0))
+		g.line("%s += f(%s)", lhs, g.expr(2))
+		g.depth--
+		g.line("}")
+	case 6:
+		g.line("%s += Reduce(Map([]int{%s, %s}, func(x int) int { return x + %d }), 0, func(p, q int) int { return p + q })",
+			lhs, g.expr(1), g.expr(1), g.r.IntN(9))
+	case 7:
+		g.line("{")
+		g.depth++
+		if g.r.IntN(2) == 0 {
+			g.line("var v any = %s", g.expr(1))
+		} else {
+			g.line("var v any = T%d{}.Name()", T())
+		}
+		g.line("switch x := v.(type) {")
+		g.line("case int:")
+		g.line("\t%s += x", lhs)
+		g.line("case string:")
+		g.line("\t%s += len(x)", lhs)
+		g.line("default:")
+		g.line("\t%s++", lhs)
+		g.line("}")
+		g.depth--
+		g.line("}")
+	case 8:
+		g.line("{")
+		g.depth++
+		g.line("var sm Summer = &T%d{A: %s}", T(), g.expr(1))
+		g.line("%s += sm.Sum() + len(sm.Name())", lhs)
+		g.depth--
+		g.line("}")
+	case 9:
+		g.line("{")
+		g.depth++
+		g.line("p := Pair[string, int]{Key: %q, Val: %s}.Swap(%s)", fmt.Sprint("k", g.r.IntN(50)), g.expr(0), g.expr(1))
+		g.line("%s += p.Val + len(p.Key)", lhs)
+		g.depth--
+		g.line("}")
+	case 10:
+		g.line("{")
+		g.depth++
+		g.line("ch := make(chan int, 1)")
+		g.line("ch <- %s", g.expr(1))
+		g.line("%s += <-ch", lhs)
+		g.depth--
+		g.line("}")
+	case 11:
+		g.line("{")
+		g.depth++
+		g.line("m := map[string]int{%q: %s, %q: %s}", "x", g.expr(0), "y", g.expr(1))
+		g.line("m[%q] += %s", "z", g.expr(1))
+		g.line("%s += len(m) + m[%q]", lhs, "x")
+		g.depth--
+		g.line("}")
+	case 12:
+		g.line("%s += len(Filter([]string{%q, T%d{}.Name()}, func(x string) bool { return len(x) > %d }))",
+			lhs, "abc", T(), g.r.IntN(6))
+	case 13:
+		if len(g.imports) > 0 {
+			im := g.imports[g.r.IntN(len(g.imports))]
+			g.line("{")
+			g.depth++
+			g.line("x := %s.T%d{A: %s}", im, T(), g.expr(1))
+			g.line("var sm %s.Summer = x.Grow(%s)", im, g.expr(0))
+			g.line("%s += sm.Sum()", lhs)
+			g.depth--
+			g.line("}")
+			return
+		}
+		g.line("%s %s %s", lhs, ops[g.r.IntN(len(ops))], g.expr(2))
+	default:
+		g.line("%s %s %s", lhs, ops[g.r.IntN(len(ops))], g.expr(2))
+	}
+}
