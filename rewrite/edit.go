@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"sort"
@@ -26,6 +27,7 @@ type insertion struct {
 	rank int
 	seq  int
 	text string
+	skip int // bytes of the original text replaced by text
 }
 
 // editor collects insertions for one file and applies them so that the
@@ -42,6 +44,11 @@ func (e *editor) offset(p token.Pos) int { return e.tf.Offset(p) }
 
 func (e *editor) insert(p token.Pos, rank int, text string) {
 	e.ins = append(e.ins, insertion{off: e.offset(p), rank: rank, seq: len(e.ins), text: text})
+}
+
+// replace replaces the original text [p, end) with text.
+func (e *editor) replace(p, end token.Pos, rank int, text string) {
+	e.ins = append(e.ins, insertion{off: e.offset(p), rank: rank, seq: len(e.ins), text: text, skip: e.offset(end) - e.offset(p)})
 }
 
 const (
@@ -69,11 +76,11 @@ func (e *editor) apply(prefix string) []byte {
 	last := 0
 	for i, in := range e.ins {
 		buf.Write(e.src[last:in.off])
-		last = in.off
+		last = in.off + in.skip
 		buf.WriteString(in.text)
 		// Restore the column of the original text that follows.
 		if i+1 == len(e.ins) || e.ins[i+1].off != in.off {
-			pos := e.tf.Position(e.tf.Pos(in.off))
+			pos := e.tf.Position(e.tf.Pos(last))
 			fmt.Fprintf(&buf, "/*line %s:%d:%d*/", e.filename, pos.Line, pos.Column)
 		}
 	}
@@ -83,9 +90,7 @@ func (e *editor) apply(prefix string) []byte {
 
 // pendingStmt is a charge statement being accumulated for one spot.
 type pendingStmt struct {
-	n      int64
-	chk    bool
-	who    string
+	check
 	prefix string
 }
 
@@ -110,30 +115,41 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	// A range-over-func body is a function of its own (F-range1) that
 	// cannot push itself: it samples like a leaf.
 	yield := p.Fn.Synthetic != ""
-	who := func(at Point) string {
+	// who is the function a check's sample shows on top of the stack:
+	// a function that pushed itself is already there (nil); a leaf or a
+	// range-over-func body names itself. At entry the pending instructions
+	// are the caller's, so the check before the entry charge passes nil;
+	// a check after it (the entry block returns) names the function, which
+	// has not pushed itself yet.
+	who := func(at Point) (pre, post string) {
 		if p.Leaf || yield || at.Kind == atFuncEntry {
-			return self
+			post = self
+		} else {
+			post = "nil"
 		}
-		return "nil"
+		pre = post
+		if at.Kind == atFuncEntry {
+			pre = "nil"
+		}
+		return pre, post
 	}
 	push := !p.Leaf && !yield
 	f.pending = map[token.Pos]*pendingStmt{}
 	f.pendingOrder = nil
 	for _, at := range p.order {
-		n := p.Charges[at]
-		chk := p.Checks[at]
-		if n == 0 && !chk {
+		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at]}
+		if c.n == 0 && !c.pre && !c.post {
 			continue
 		}
-		f.emitPoint(p, at, n, chk, who(at))
+		c.preWho, c.postWho = who(at)
+		f.emitPoint(p, at, c)
 	}
 	// Charges that land on the same spot become one statement.
 	for _, pos := range f.pendingOrder {
 		ps := f.pending[pos]
-		if ps.n == 0 && !ps.chk {
-			continue
+		if text := ps.stmt(); text != "" {
+			f.insert(pos, rankStmt, ps.prefix+text)
 		}
-		f.insert(pos, rankStmt, ps.prefix+stmt(ps.n, ps.chk, ps.who))
 	}
 	if push {
 		// After the entry charge and check: push, and keep the depth to
@@ -149,39 +165,59 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	}
 }
 
-// stmt returns the charge (and check) statement for n instructions.
-func stmt(n int64, chk bool, who string) string {
-	if chk {
-		return fmt.Sprintf("if %s.D(%d) { %s.S(%s) }; ", counterAlias, n, counterAlias, who)
-	}
-	return fmt.Sprintf("%s.C(%d); ", counterAlias, n)
+// check is what goes at one point: a charge of n instructions, a check
+// before it (pre) and/or after it (post), and the function each check's
+// sample names (see emitFunc).
+type check struct {
+	n               int64
+	pre, post       bool
+	preWho, postWho string
 }
 
-// tick returns a boolean expression that charges (and checks) and is true.
-func tick(n int64, chk bool, who string) string {
-	if chk {
-		return fmt.Sprintf("%s.TC(%d, %s)", counterAlias, n, who)
+// stmt returns the statements for c.
+func (c check) stmt() string {
+	var b strings.Builder
+	if c.pre {
+		fmt.Fprintf(&b, "if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, c.preWho)
 	}
-	return fmt.Sprintf("%s.T(%d)", counterAlias, n)
+	switch {
+	case c.post:
+		fmt.Fprintf(&b, "if %s.D(%d) { %s.S(%s) }; ", counterAlias, c.n, counterAlias, c.postWho)
+	case c.n != 0:
+		fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
+	}
+	return b.String()
+}
+
+// tick returns a boolean expression that checks (if c.pre), charges and
+// is true.
+func (c check) tick() string {
+	if c.pre {
+		return fmt.Sprintf("%s.TC(%d, %s)", counterAlias, c.n, c.preWho)
+	}
+	return fmt.Sprintf("%s.T(%d)", counterAlias, c.n)
 }
 
 // stmtAt adds a charge statement at pos (prefix separates it from a
 // preceding statement when it goes after one).
-func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, n int64, chk bool, who string) {
+func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	ps, ok := f.pending[pos]
 	if !ok {
-		ps = &pendingStmt{who: who, prefix: prefix}
+		ps = &pendingStmt{check: check{preWho: c.preWho, postWho: c.postWho}, prefix: prefix}
 		f.pending[pos] = ps
 		f.pendingOrder = append(f.pendingOrder, pos)
 	}
-	ps.n += n
-	if chk {
-		ps.chk = true
-		ps.who = who
+	ps.n += c.n
+	if c.pre {
+		ps.pre, ps.preWho = true, c.preWho
+	}
+	if c.post {
+		ps.post, ps.postWho = true, c.postWho
 	}
 }
 
-func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who string) {
+func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
+	n, chk := c.n, c.pre
 	switch at.Kind {
 	case atFuncEntry, atBodyStart:
 		var pos token.Pos
@@ -193,7 +229,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who st
 		case *ast.CommClause:
 			pos = b.Colon + 1
 		}
-		f.stmtAt(pos, "", n, chk, who)
+		f.stmtAt(pos, "", c)
 	case beforeStmt:
 		s := at.Node.(ast.Stmt)
 		pos := s.Pos()
@@ -204,19 +240,19 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who st
 				pos = l.Stmt.Pos()
 			}
 		}
-		f.stmtAt(pos, "", n, chk, who)
+		f.stmtAt(pos, "", c)
 	case afterStmt:
 		s := at.Node.(ast.Stmt)
-		if s == lastStmt(p.Body) && p.Fn.Signature.Results().Len() > 0 {
-			return // nothing runs after it
+		if isTerminating(s) {
+			return // nothing runs after it (and code there could break "missing return")
 		}
-		f.stmtAt(s.End(), "; ", n, chk, who)
+		f.stmtAt(s.End(), "; ", c)
 	case atFuncEnd, atBodyEnd:
 		b := at.Node.(*ast.BlockStmt)
-		f.stmtAt(b.Rbrace, "; ", n, chk, who)
+		f.stmtAt(b.Rbrace, "; ", c)
 	case tickExpr:
 		e := at.Node.(ast.Expr)
-		t := tick(n, chk, who)
+		t := c.tick()
 		if tv, ok := f.info.Types[e]; !ok || !types.Identical(tv.Type, types.Typ[types.Bool]) && !types.Identical(tv.Type, types.Typ[types.UntypedBool]) {
 			t += " == true" // untyped bool, so that it combines with a named bool type
 		}
@@ -232,7 +268,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who st
 			return
 		}
 		if chk {
-			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VC[%s](%d, %s, ", counterAlias, ts, n, who))
+			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VC[%s](%d, %s, ", counterAlias, ts, n, c.preWho))
 		} else {
 			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](%d, ", counterAlias, ts, n))
 		}
@@ -243,23 +279,23 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, n int64, chk bool, who st
 		guard := f.guardExpr(sw, tt.Clause)
 		if guard == "" {
 			f.approx = append(f.approx, fmt.Sprintf("%s: type switch at %s: cannot tell which type matched; %d instructions charged to the first", p.Fn, f.fset.Position(sw.Pos()), n))
-			f.insert(tt.Clause.Colon+1, rankStmt, stmt(n, false, who))
+			f.insert(tt.Clause.Colon+1, rankStmt, check{n: n}.stmt())
 			return
 		}
 		var types []string
 		for _, t := range tt.Clause.List[tt.Index:] {
 			types = append(types, f.text(t))
 		}
-		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), stmt(n, false, who)))
+		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), check{n: n}.stmt()))
 	case defaultClause:
 		sw := at.Node.(*ast.TypeSwitchStmt)
 		for _, s := range sw.Body.List {
 			if cl := s.(*ast.CaseClause); cl.List == nil {
-				f.stmtAt(cl.Colon+1, "", n, chk, who)
+				f.stmtAt(cl.Colon+1, "", c)
 				return
 			}
 		}
-		f.insert(sw.Body.Rbrace, rankStmt, "default: "+stmt(n, chk, who))
+		f.insert(sw.Body.Rbrace, rankStmt, "default: "+c.stmt())
 	}
 }
 
@@ -278,7 +314,21 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 			// return R<k>(depth, results...): the results are evaluated
 			// (calls included) before the depth is restored.
 			k := p.Fn.Signature.Results().Len()
-			if names, ok := f.resultTypes(p); ok {
+			if tv, ok := f.info.Types[n.Results[0]]; ok && len(n.Results) == 1 {
+				if tup, ok := tv.Type.(*types.Tuple); ok && tup.Len() > 1 {
+					// return f() with several results: as the compiler
+					// would, through temporaries, then restore the depth.
+					var tmps []string
+					for i := 0; i < tup.Len(); i++ {
+						tmps = append(tmps, fmt.Sprintf("_kr%d", i))
+					}
+					list := strings.Join(tmps, ", ")
+					f.replace(n.Pos(), n.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))
+					f.insert(n.End(), rankClose, fmt.Sprintf("; %s.R(%s); return %s }", counterAlias, depthVar, list))
+					return true
+				}
+			}
+			if names, ok := f.resultTypes(p); ok && f.namesTypes(n.Pos(), names) {
 				f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar))
 			} else if tv, ok := f.info.Types[n.Results[0]]; ok && k == 1 && types.Identical(tv.Type, p.Fn.Signature.Results().At(0).Type()) {
 				f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar))
@@ -293,6 +343,49 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) {
 		f.insert(p.Body.Rbrace, rankPop, fmt.Sprintf("; %s.R(%s)", counterAlias, depthVar))
 	}
+}
+
+// namesTypes reports whether every identifier in the type expressions
+// (source text) denotes a type or a package at pos: a result or local
+// variable may shadow a type name (func f() (n int, error error)).
+func (f *fileEmitter) namesTypes(pos token.Pos, exprs []string) bool {
+	scope := f.pkg.Scope().Innermost(pos)
+	if scope == nil {
+		return false
+	}
+	for _, src := range exprs {
+		e, err := parser.ParseExpr(src)
+		if err != nil {
+			return false
+		}
+		ok := true
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if id, isID := n.X.(*ast.Ident); isID {
+					if _, obj := scope.LookupParent(id.Name, pos); obj != nil {
+						if _, isPkg := obj.(*types.PkgName); !isPkg {
+							ok = false
+						}
+					}
+				}
+				return false // the selected name is in the package's scope
+			case *ast.Ident:
+				if _, obj := scope.LookupParent(n.Name, pos); obj != nil {
+					if _, isType := obj.(*types.TypeName); !isType {
+						ok = false
+					}
+				}
+			case *ast.Field:
+				ast.Inspect(n.Type, func(ast.Node) bool { return true })
+			}
+			return ok
+		})
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // resultTypes names the result types of p's function as source text.

@@ -24,7 +24,8 @@ type FuncPlan struct {
 	Total   int64 // sum of block weights
 
 	Charges map[Point]int64 // net amount charged at each point
-	Checks  map[Point]bool  // points followed by a granularity check
+	Checks  map[Point]bool  // points with a granularity check before their charge
+	Final   map[Point]bool  // points with a check after their charge (blocks that return or panic)
 	Approx  []string        // blocks whose weight is placed approximately
 	order   []Point         // points in first-use order, for deterministic output
 }
@@ -36,12 +37,12 @@ func (p *FuncPlan) add(at Point, n int64) {
 	p.Charges[at] += n
 }
 
-func (p *FuncPlan) check(at Point) {
+// touch makes at a point of the plan even if nothing is charged there.
+func (p *FuncPlan) touch(at Point) {
 	if _, ok := p.Charges[at]; !ok {
 		p.order = append(p.order, at)
 		p.Charges[at] += 0
 	}
-	p.Checks[at] = true
 }
 
 // planFunc computes the plan of fn, whose statements are those of body (for
@@ -53,6 +54,7 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 		Body:    body,
 		Charges: make(map[Point]int64),
 		Checks:  make(map[Point]bool),
+		Final:   make(map[Point]bool),
 		Leaf:    true,
 	}
 	for _, b := range fn.Blocks {
@@ -103,7 +105,11 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 
 	// Checks (paper §5.2): terminating blocks, blocks with calls, loop
 	// headers; then MaxPath.
-	small := p.Leaf && len(headers) == 0 && p.Total <= int64(opts.SmallLeaf)
+	// A loop-free leaf whose longest path stays within SmallLeaf gets no
+	// check: the check's call to the slow path would cost it its
+	// inlining (and with it, often, stack allocation of what it returns);
+	// its instructions are sampled at the caller's next check.
+	small := p.Leaf && len(headers) == 0 && longestPath(fn, p.Weights) <= int64(opts.SmallLeaf)
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
 		for _, b := range fn.Blocks {
@@ -116,7 +122,19 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 		}
 		addMaxPathChecks(fn, p.Weights, landed, need, int64(opts.MaxPath))
 		for b := range need {
-			p.check(landed[b])
+			// A check normally comes before the block's charge: what is
+			// pending was run by this function since its previous check
+			// (or, at entry, by the caller). A block that returns or
+			// panics is checked after its charge, so that its own
+			// instructions are not left for the caller's next check.
+			at := landed[b]
+			p.touch(at)
+			if !terminates(b) || b.Index == 0 {
+				p.Checks[at] = true
+			}
+			if terminates(b) {
+				p.Final[at] = true
+			}
 		}
 	}
 	return p
@@ -1215,4 +1233,24 @@ func (c *funcCtx) exitAt(pos token.Pos) ([]ast.Stmt, int) {
 		}
 	}
 	return nil, -1
+}
+
+// longestPath returns the largest sum of block weights along any path of
+// an acyclic function.
+func longestPath(fn *ssa.Function, weights []int64) int64 {
+	best := make(map[*ssa.BasicBlock]int64)
+	var max int64
+	for _, b := range reversePostorder(fn) {
+		var in int64
+		for _, pr := range b.Preds {
+			if v := best[pr]; v > in {
+				in = v
+			}
+		}
+		best[b] = in + weights[b.Index]
+		if best[b] > max {
+			max = best[b]
+		}
+	}
+	return max
 }

@@ -22,13 +22,14 @@ type Options struct {
 	// MaxPath is the largest number of instructions any path may run
 	// without a granularity check (paper §5.2). Default 50.
 	MaxPath int
-	// SmallLeaf: loop-free leaf functions of at most this many
-	// instructions get no check, so that they stay inlinable. Default 16.
+	// SmallLeaf: loop-free leaf functions whose longest path has at most
+	// this many instructions get no check, so that they stay inlinable.
+	// Default 50 (MaxPath).
 	SmallLeaf int
 }
 
 // DefaultOptions are the options kprof build uses unless told otherwise.
-var DefaultOptions = Options{MaxPath: 50, SmallLeaf: 16}
+var DefaultOptions = Options{MaxPath: 50, SmallLeaf: 50}
 
 // Input is a type-checked package with its source.
 type Input struct {

@@ -34,6 +34,7 @@ type Config struct {
 	Skip      map[string]bool   // import paths never instrumented
 	Only      []string          // -pkgs patterns; empty means all
 	Verbose   bool              // report approximations on stderr
+	Compiler  string            // kprof's patched compiler (see PatchedCompiler); "" for the stock one
 	// Support lists the agent and everything it depends on, dependencies
 	// first, as go list reported them when kprof build prebuilt them.
 	Support []SupportPkg
@@ -76,6 +77,9 @@ func Toolexec(cfg *Config, args []string) int {
 		return 2
 	}
 	tool := strings.TrimSuffix(filepath.Base(args[0]), ".exe")
+	if tool == "compile" && cfg.Compiler != "" {
+		args = append([]string{cfg.Compiler}, args[1:]...)
+	}
 	if len(args) == 2 && args[1] == "-V=full" {
 		out, err := exec.Command(args[0], args[1:]...).Output()
 		if err != nil {
@@ -472,6 +476,9 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 		return nil, err
 	}
 	compiler := filepath.Join(filepath.Dir(args[0]), "compile")
+	if cfg.Compiler != "" {
+		compiler = cfg.Compiler
+	}
 	dir := filepath.Join(filepath.Dir(mainArchive), "kprof", "relink")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err

@@ -32,6 +32,7 @@ type kprofFlags struct {
 	pkgs    []string
 	agent   string
 	verbose bool
+	stock   bool // use the stock compiler (inlining changes under instrumentation)
 }
 
 // goValueFlags are the go build/test flags that take a separate value.
@@ -101,6 +102,9 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 			continue
 		case "-kprof.v":
 			kf.verbose = true
+			continue
+		case "-kprof.stockcompiler":
+			kf.stock = true
 			continue
 		case "-toolexec":
 			return kf, nil, nil, errors.New("kprof runs the go command with -toolexec itself; it cannot be combined with another -toolexec")
@@ -176,6 +180,22 @@ func runGo(verb string, args []string) error {
 	dir := ""
 	if kf.agent == defaultAgent {
 		if dir, err = supportModule(id); err != nil {
+			return err
+		}
+	}
+	if !kf.stock {
+		goroot, err := goOutput("", nil, "env", "GOROOT")
+		if err != nil {
+			return err
+		}
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		progress := newProgress("kprof: building the patched compiler (first time only)")
+		cfg.Compiler, err = rewrite.PatchedCompiler(strings.TrimSpace(goroot), goVersion, filepath.Join(cache, "kprof"))
+		progress.done()
+		if err != nil {
 			return err
 		}
 	}
@@ -280,7 +300,7 @@ func toolID(self string, kf kprofFlags) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "maxpath=%d smallleaf=%d pkgs=%q agent=%s", kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent)
+	fmt.Fprintf(h, "maxpath=%d smallleaf=%d pkgs=%q agent=%s stock=%v", kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent, kf.stock)
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 

@@ -39,9 +39,12 @@ const buildHelp = `Flags are those of go build, plus kprof's own:
                     uninstrumented, like native code
    -maxpath N       at most N instructions on any path without a check (default 50)
    -smallleaf N     loop-free leaf functions of at most N instructions get no
-                    check, so they stay inlinable (default 16)
+                    check, so they stay inlinable (default 50)
    -agent PATH      link the agent package PATH instead of kprof's own
    -kprof.v         report what could not be instrumented exactly
+   -kprof.stockcompiler
+                    compile with the stock compiler instead of kprof's copy whose
+                    inliner ignores the inserted code (inlining then changes)
 
 The program writes its profile when main returns, on os.Exit and on
 SIGINT/SIGTERM. Run-time settings (no rebuild needed):
