@@ -80,8 +80,10 @@ func (e *editor) apply(prefix string) []byte {
 		buf.WriteString(in.text)
 		// Restore the column of the original text that follows.
 		if i+1 == len(e.ins) || e.ins[i+1].off != in.off {
-			pos := e.tf.Position(e.tf.Pos(last))
-			fmt.Fprintf(&buf, "/*line %s:%d:%d*/", e.filename, pos.Line, pos.Column)
+			// The position the text that follows had, //line directives
+			// of the original (cgo's output has them) included.
+			pos := e.tf.PositionFor(e.tf.Pos(last), true)
+			fmt.Fprintf(&buf, "/*line %s:%d:%d*/", pos.Filename, pos.Line, pos.Column)
 		}
 	}
 	buf.Write(e.src[last:])

@@ -323,7 +323,8 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	changed := false
 	for i, f := range files {
 		src := out.Files[i]
-		if isMain && cfg.Agent != "" && !changed && src == nil {
+		cgoGenerated := strings.HasPrefix(filepath.Base(f), "_cgo_")
+		if isMain && cfg.Agent != "" && !changed && src == nil && !cgoGenerated {
 			src = in.Srcs[i]
 		}
 		if src == nil {
@@ -336,7 +337,13 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 			src = moveImportUp(src)
 		}
 		changed = true
-		nf := filepath.Join(workDir, fmt.Sprintf("%d_%s", i, filepath.Base(f)))
+		// Same base name (the compiler knows cgo's files by theirs), one
+		// directory per file (names may repeat across directories).
+		dir := filepath.Join(workDir, fmt.Sprintf("src%d", i))
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return nil, nil, err
+		}
+		nf := filepath.Join(dir, filepath.Base(f))
 		if err := os.WriteFile(nf, src, 0o666); err != nil {
 			return nil, nil, err
 		}
