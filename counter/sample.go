@@ -40,6 +40,9 @@ func S(self *Func) {
 		return
 	}
 	s.InAgent = true
+	if s.Stack == nil {
+		grow(s, 0)
+	}
 	n := s.Gran - s.Count
 	if s.Gran == 0 {
 		// First check of this goroutine: register; the instructions it ran

@@ -116,7 +116,10 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 			if _, ok := landed[b]; !ok {
 				continue
 			}
-			if terminates(b) || hasCall(b) || headers[b] || (b.Index == 0 && !p.Leaf) {
+			// The entry check settles what the caller charged before the
+			// call (checks come before their block's charge), so that it
+			// is not sampled in this function.
+			if terminates(b) || hasCall(b) || headers[b] || b.Index == 0 {
 				need[b] = true
 			}
 		}

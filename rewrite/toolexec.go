@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -465,7 +466,7 @@ func readImportcfg(path string) (map[string]string, error) {
 func relink(cfg *Config, args []string, linked map[string]string) (map[string]string, error) {
 	diverged := make(map[string]bool)
 	for _, sp := range cfg.Support {
-		if f, ok := linked[sp.ImportPath]; ok && f != sp.Export {
+		if f, ok := linked[sp.ImportPath]; ok && f != sp.Export && !sameFile(f, sp.Export) {
 			diverged[sp.ImportPath] = true
 		}
 	}
@@ -586,6 +587,14 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 	}
 	args[len(args)-1] = newMain
 	return exports, nil
+}
+
+// sameFile reports whether two files have the same content (go build -a
+// rebuilds identical archives under new names).
+func sameFile(a, b string) bool {
+	da, err1 := os.ReadFile(a)
+	db, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && bytes.Equal(da, db)
 }
 
 // hasCode reports whether an assembly file has anything but comments and

@@ -226,9 +226,15 @@ func kprofBuild(t *testing.T, kprofBin, dir string, flags ...string) string {
 // runProfile runs bin with KPROF_MODE=mode and returns its profile.
 func runProfile(t *testing.T, bin, mode string, env ...string) *overlap.Profile {
 	t.Helper()
+	return runProfileArgs(t, bin, mode, nil, env...)
+}
+
+// runProfileArgs is runProfile with command-line arguments.
+func runProfileArgs(t *testing.T, bin, mode string, args []string, env ...string) *overlap.Profile {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "p.kprof")
 	env = append(env, "KPROF_MODE="+mode, "KPROF_OUT="+out)
-	if o, err := runCmd("", env, bin); err != nil {
+	if o, err := runCmd("", env, bin, args...); err != nil {
 		t.Fatalf("%s: %v\n%s", bin, err, o)
 	}
 	p, err := overlap.ParseFile(out)
