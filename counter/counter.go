@@ -91,11 +91,12 @@ func T(n int64) bool {
 // TC is T preceded by a granularity check; self is the running function
 // when it is a leaf, nil otherwise.
 func TC(n int64, self *Func) bool {
-	s := st()
-	if s.Count <= 0 {
+	// st() again after the call: nothing derived from g stays live across
+	// it, so the fast path spills no register.
+	if st().Count <= 0 {
 		S(self)
 	}
-	s.Count -= n
+	st().Count -= n
 	return true
 }
 
@@ -108,11 +109,10 @@ func V[X any](n int64, v X) X {
 
 // VC is V preceded by a granularity check.
 func VC[X any](n int64, self *Func, v X) X {
-	s := st()
-	if s.Count <= 0 {
+	if st().Count <= 0 {
 		S(self)
 	}
-	s.Count -= n
+	st().Count -= n
 	return v
 }
 
