@@ -65,8 +65,12 @@ func kprofGoexit() {
 	if h := kprofGoexitHook; h != nil {
 		h()
 	}
-	k := &getg().kprof
+	gp := getg()
+	k := &gp.kprof
 	k.Count, k.Gran, k.Depth, k.InAgent, k.Local = 0, 0, 0, false, nil
+	if raceenabled {
+		racereleasemergeg(gp, unsafe.Pointer(k))
+	}
 }
 `
 
@@ -100,7 +104,15 @@ func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
 				if bytes.Count(src, []byte(old)) != 1 {
 					return nil, unsupported("proc.go: func goexit1")
 				}
-				return bytes.Replace(src, []byte(old), []byte(old+"\tkprofGoexit()\n"), 1), nil
+				src = bytes.Replace(src, []byte(old), []byte(old+"\tkprofGoexit()\n"), 1)
+				// A g is reused by later goroutines: under the race
+				// detector, each one's kprof state happens after the
+				// previous owner's (kprofGoexit releases it).
+				const race = "\t\tnewg.raceignore = 0\n"
+				if bytes.Count(src, []byte(race)) != 1 {
+					return nil, unsupported("proc.go: newproc1's race context")
+				}
+				return bytes.Replace(src, []byte(race), []byte(race+"\t\traceacquireg(newg, unsafe.Pointer(&newg.kprof))\n"), 1), nil
 			}
 		default:
 			out = append(out, f)

@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"testing"
+
+	"github.com/kprof/kprof/overlap"
+)
+
+var (
+	fa = &Func{Name: "a", File: "p/a.go", Line: 1}
+	fb = &Func{Name: "b", File: "p/b.go", Line: 2}
+	fc = &Func{Name: "c", File: "p/c.go", Line: 3}
+)
+
+// The path cache must give the same tree as walking from the root.
+func TestSampleTree(t *testing.T) {
+	a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 100})
+	a.Register()
+	samples := []struct {
+		stack []*Func
+		n     int64
+	}{
+		{[]*Func{fa}, 10},
+		{[]*Func{fa, fb}, 20},
+		{[]*Func{fa, fb, fc}, 30},
+		{[]*Func{fa, fc}, 40}, // the cached path diverges at depth 1
+		{[]*Func{fa, fb, fc}, 50},
+		{nil, 5}, // no stack
+	}
+	for _, s := range samples {
+		if g := a.Sample(s.stack, s.n); g != 100 {
+			t.Fatalf("granularity %d, want 100 (no jitter)", g)
+		}
+	}
+	a.Exit(7)
+	p := a.Profile(overlap.Meta{Program: "t"})
+	want := map[string]int64{"a": 10, "a;b": 20, "a;b;c": 80, "a;c": 40, "(no stack)": 5}
+	got := map[string]int64{}
+	var sum int64
+	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		key := ""
+		for i, f := range stack {
+			if i > 0 {
+				key += ";"
+			}
+			key += f.Name
+		}
+		got[key] = n.Instructions
+		sum += n.Instructions
+	})
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %d instructions, want %d", k, got[k], v)
+		}
+	}
+	if p.TotalInstructions != 155+7 || p.TotalSamples != 6 {
+		t.Errorf("totals %d instructions, %d samples; want 162, 6", p.TotalInstructions, p.TotalSamples)
+	}
+	if sum != 155 {
+		t.Errorf("sum over contexts %d, want 155 (the exit tail is in the total only)", sum)
+	}
+}
+
+// Randomised granularities are g + r, r in [0, R), and the same sequence
+// for every goroutine (one seed).
+func TestJitter(t *testing.T) {
+	seq := func() []int64 {
+		a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 1000, Jitter: 100, Seed: 42})
+		var gs []int64
+		gs = append(gs, a.Register())
+		for i := 0; i < 200; i++ {
+			gs = append(gs, a.Sample([]*Func{fa}, 1))
+		}
+		a.Exit(0)
+		return gs
+	}
+	s1, s2 := seq(), seq()
+	distinct := map[int64]bool{}
+	for i := range s1 {
+		if s1[i] != s2[i] {
+			t.Fatalf("sample %d: granularity %d then %d: not reproducible", i, s1[i], s2[i])
+		}
+		if s1[i] < 1000 || s1[i] >= 1100 {
+			t.Fatalf("granularity %d outside [1000, 1100)", s1[i])
+		}
+		distinct[s1[i]] = true
+	}
+	if len(distinct) < 50 {
+		t.Errorf("only %d distinct granularities in 201: jitter is not spreading", len(distinct))
+	}
+}
+
+// The exact agent samples at every check.
+func TestExactGranularity(t *testing.T) {
+	a := NewCCT(Settings{Mode: overlap.ModeExact, Granularity: 10000, Jitter: 100})
+	if g := a.Register(); g != 1 {
+		t.Errorf("exact mode: granularity %d, want 1", g)
+	}
+	a.Exit(0)
+}
