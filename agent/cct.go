@@ -71,6 +71,7 @@ type gstate struct {
 	total int64 // instructions this goroutine ran, exactly
 	nsamp int64
 	nodes arena
+	last  *node   // context of the latest sample
 	next  *gstate // list of live goroutines
 	prev  *gstate
 }
@@ -166,6 +167,7 @@ func (a *CCT) Sample(stack []*Func, n int64) int64 {
 	}
 	cur.samples++
 	cur.instr += n
+	g.last = cur
 	g.total += n
 	g.nsamp++
 	g.mu.Unlock()
@@ -185,6 +187,12 @@ func (a *CCT) Exit(n int64) {
 	*p = nil
 	g.mu.Lock()
 	g.total += n
+	if g.last != nil {
+		// What the goroutine ran after its last sample is estimated in
+		// the context of that sample, so that the contexts account for
+		// every instruction (δb of the sum over contexts is 0).
+		g.last.instr += n
+	}
 	if g.prev != nil {
 		g.prev.next = g.next
 	} else {
