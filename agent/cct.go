@@ -106,8 +106,11 @@ func NewCCT(set Settings) *CCT {
 	return &CCT{set: set}
 }
 
-func (a *CCT) local() *gstate {
-	p := counter.Local()
+func (a *CCT) local() *gstate { return a.stateOf(counter.Local()) }
+
+// stateOf returns the goroutine state in the agent slot p, making it the
+// first time.
+func (a *CCT) stateOf(p *unsafe.Pointer) *gstate {
 	if *p == nil {
 		g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
 		g.rng = a.set.Seed | 1
@@ -146,6 +149,11 @@ func (a *CCT) Register() int64 { return a.next(a.local()) }
 // stack that changed since the goroutine's previous sample.
 func (a *CCT) Sample(stack []*Func, n int64) int64 {
 	g := a.local()
+	g.sample(stack, n)
+	return a.next(g)
+}
+
+func (g *gstate) sample(stack []*Func, n int64) {
 	g.mu.Lock()
 	i := 0
 	for i < len(stack) && i < len(g.path) && g.path[i].fn == stack[i] {
@@ -171,7 +179,14 @@ func (a *CCT) Sample(stack []*Func, n int64) int64 {
 	g.total += n
 	g.nsamp++
 	g.mu.Unlock()
-	return a.next(g)
+}
+
+// FlushRunning takes in what goroutines still running ran since their last
+// sample, as a sample at their current stack. Called at program exit.
+func (a *CCT) FlushRunning() {
+	counter.FlushOthers(func(stack []*Func, n int64, local *unsafe.Pointer) {
+		a.stateOf(local).sample(stack, n)
+	})
 }
 
 // Exit implements Profiler: the goroutine's tree joins the merged one.

@@ -115,6 +115,30 @@ func goexit() {
 // anything. It must never hold pointers to heap memory.
 func Alloc(size uintptr) unsafe.Pointer { return alloc(size) }
 
+// FlushOthers reports, for every other goroutine, the instructions it ran
+// since its last sample, with its current stack and agent slot, and starts
+// a new period for it. The agent calls it when the program exits, so that
+// the profile accounts for goroutines still running. f must not block or
+// allocate on the heap.
+func FlushOthers(f func(stack []*Func, n int64, local *unsafe.Pointer)) {
+	forEachOther(func(s *state) {
+		n := s.Gran - s.Count
+		if n <= 0 {
+			return
+		}
+		s.Count = s.Gran
+		d := s.Depth
+		if d > len(s.Stack) {
+			d = len(s.Stack)
+		}
+		var stack []*Func
+		if d > 0 {
+			stack = unsafe.Slice((**Func)(unsafe.Pointer(&s.Stack[0])), d)
+		}
+		f(stack, n, &s.Local)
+	})
+}
+
 // Local returns the agent's per-goroutine slot of the calling goroutine.
 func Local() *unsafe.Pointer { return &st().Local }
 

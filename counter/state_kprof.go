@@ -16,6 +16,7 @@ type state = runtime.KprofGState
 func st() *state { return runtime.KprofState() }
 
 func alloc(size uintptr) unsafe.Pointer { return runtime.KprofAlloc(size) }
+func forEachOther(f func(*state))       { runtime.KprofForEachOther(f) }
 func onUserStack() bool                 { return runtime.KprofOnUserStack() }
 func setGoexitHook(f func())            { runtime.KprofSetGoexitHook(f) }
 func addExitHook(f func())              { runtime.KprofAddExitHook(f) }

@@ -61,6 +61,20 @@ func KprofAlloc(size uintptr) unsafe.Pointer {
 	return persistentalloc(size, 8, &memstats.other_sys)
 }
 
+// KprofForEachOther calls f with the kprof state of every goroutine other
+// than the caller that has counted anything: at program exit the agent
+// collects what running goroutines executed since their last sample. f runs
+// with the runtime's list of goroutines locked: it must not block, allocate
+// on the heap or start goroutines.
+func KprofForEachOther(f func(s *KprofGState)) {
+	me := getg().m.curg
+	forEachG(func(gp *g) {
+		if gp != me && (gp.kprof.Gran != 0 || gp.kprof.Count != 0) && readgstatus(gp) != _Gdead {
+			f(&gp.kprof)
+		}
+	})
+}
+
 func kprofGoexit() {
 	if h := kprofGoexitHook; h != nil {
 		h()

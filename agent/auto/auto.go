@@ -45,6 +45,7 @@ func init() {
 	write := func() {
 		once.Do(func() {
 			prog := filepath.Base(os.Args[0])
+			a.FlushRunning()
 			p := a.Profile(overlap.Meta{
 				GoVersion: runtime.Version(),
 				GOOS:      runtime.GOOS,

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/kprof/kprof/overlap"
+)
+
+// TestReproducibleProfiles: a deterministic multi-goroutine program gives
+// byte-identical profiles over five runs in sample mode (g = 1000 and
+// 10000) and exact mode, with GOMAXPROCS 1 and 2, and with the other core
+// kept busy. The total is the same in every mode, and the contexts of a
+// sampled profile estimate it within 1e-4 (δb).
+func TestReproducibleProfiles(t *testing.T) {
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/determinism")
+	run := func(env ...string) []byte {
+		out := filepath.Join(t.TempDir(), "p.kprof")
+		if o, err := runCmd("", append(env, "KPROF_OUT="+out), bin); err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, o)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	totals := map[string]int64{}
+	for _, setting := range [][]string{
+		{"KPROF_MODE=sample", "KPROF_GRAN=1000"},
+		{"KPROF_MODE=sample", "KPROF_GRAN=10000"},
+		{"KPROF_MODE=exact"},
+	} {
+		first := run(setting...)
+		for i := 0; i < 4; i++ {
+			if got := run(setting...); !bytes.Equal(got, first) {
+				t.Errorf("%v: run %d differs from run 1", setting, i+2)
+			}
+		}
+		for _, procs := range []string{"GOMAXPROCS=1", "GOMAXPROCS=2"} {
+			if got := run(append(setting, procs)...); !bytes.Equal(got, first) {
+				t.Errorf("%v %s: differs from the default", setting, procs)
+			}
+		}
+		busy := exec.Command("sh", "-c", "while :; do :; done")
+		if err := busy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		got := run(setting...)
+		busy.Process.Kill()
+		busy.Wait()
+		if !bytes.Equal(got, first) {
+			t.Errorf("%v: differs with the other core busy", setting)
+		}
+		p, err := overlap.Parse(bytes.NewReader(first))
+		if err != nil {
+			t.Fatal(err)
+		}
+		totals[setting[0]+" "+p.Meta.Mode] = p.TotalInstructions
+		var sum int64
+		p.Walk(func(_ []overlap.Func, n *overlap.Node) { sum += n.Instructions })
+		// Goroutines that end before their first sample have no context
+		// for their instructions (they are in the total): δb, the error of
+		// the contexts' estimate of the total (paper Table I), stays small.
+		if d := overlap.DeltaB(sum, p.TotalInstructions); d > 0 || d < -1e-4 {
+			t.Errorf("%v: δb of the contexts %g, want within 1e-4", setting, d)
+		}
+	}
+	var exact int64
+	for k, v := range totals {
+		if k == "KPROF_MODE=exact exact" {
+			exact = v
+		}
+	}
+	for k, v := range totals {
+		if v != exact {
+			t.Errorf("%s: total %d instructions, exact mode %d", k, v, exact)
+		}
+	}
+}
