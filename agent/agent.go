@@ -25,9 +25,10 @@ type Func = counter.Func
 //
 // Register is called when a goroutine first reaches a check and returns the
 // number of instructions until its first sample. Sample receives the
-// goroutine's reified stack (stack[0] outermost, stack[len-1] running) and
-// the instructions it executed since its previous sample, and returns the
-// granularity until the next one. Exit receives the instructions a
+// goroutine's reified stack (stack[0] outermost, stack[len-1] running),
+// the length of the prefix unchanged since its previous sample, and the
+// instructions it executed since then, and returns the granularity until
+// the next one. Exit receives the instructions a
 // goroutine ran after its last sample, when it ends.
 //
 // Calls for one goroutine never overlap; calls for different goroutines

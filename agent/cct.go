@@ -147,15 +147,16 @@ func (a *CCT) Register() int64 { return a.next(a.local()) }
 
 // Sample implements Profiler. Its cost is proportional to the part of the
 // stack that changed since the goroutine's previous sample.
-func (a *CCT) Sample(stack []*Func, n int64) int64 {
+func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 	g := a.local()
-	g.sample(stack, n)
+	g.sample(stack, from, n)
 	return a.next(g)
 }
 
-func (g *gstate) sample(stack []*Func, n int64) {
+func (g *gstate) sample(stack []*Func, from int, n int64) {
 	g.mu.Lock()
-	i := 0
+	// stack[:from] is the previous sample's: its cached path holds.
+	i := min(from, len(g.path), len(stack))
 	for i < len(stack) && i < len(g.path) && g.path[i].fn == stack[i] {
 		i++
 	}
@@ -185,7 +186,7 @@ func (g *gstate) sample(stack []*Func, n int64) {
 // sample, as a sample at their current stack. Called at program exit.
 func (a *CCT) FlushRunning() {
 	counter.FlushOthers(func(stack []*Func, n int64, local *unsafe.Pointer) {
-		a.stateOf(local).sample(stack, n)
+		a.stateOf(local).sample(stack, 0, n)
 	})
 }
 

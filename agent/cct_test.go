@@ -28,7 +28,7 @@ func TestSampleTree(t *testing.T) {
 		{nil, 5}, // no stack
 	}
 	for _, s := range samples {
-		if g := a.Sample(s.stack, s.n); g != 100 {
+		if g := a.Sample(s.stack, 0, s.n); g != 100 {
 			t.Fatalf("granularity %d, want 100 (no jitter)", g)
 		}
 	}
@@ -69,7 +69,7 @@ func TestJitter(t *testing.T) {
 		var gs []int64
 		gs = append(gs, a.Register())
 		for i := 0; i < 200; i++ {
-			gs = append(gs, a.Sample([]*Func{fa}, 1))
+			gs = append(gs, a.Sample([]*Func{fa}, 0, 1))
 		}
 		a.Exit(0)
 		return gs

@@ -59,17 +59,21 @@ func S(self *Func) {
 	if self != nil {
 		d++
 	}
+	from := s.Dirty
 	if d > len(s.Stack) {
 		grow(s, d)
+		from = 0
 	}
 	if self != nil {
 		s.Stack[d-1] = uintptr(unsafe.Pointer(self))
+		from = min(from, d-1)
 	}
+	s.Dirty = d
 	stack := unsafe.Slice((**Func)(unsafe.Pointer(&s.Stack[0])), d)
 	// Instrumented code the agent calls pushes above the sampled stack.
 	depth := s.Depth
 	s.Depth = d
-	g := agent.Sample(stack, n)
+	g := agent.Sample(stack, min(from, d), n)
 	s.Depth = depth
 	if g <= 0 {
 		g = never
@@ -136,6 +140,7 @@ func FlushOthers(f func(stack []*Func, n int64, local *unsafe.Pointer)) {
 			stack = unsafe.Slice((**Func)(unsafe.Pointer(&s.Stack[0])), d)
 		}
 		f(stack, n, &s.Local)
+		s.Dirty = 0 // the agent walked this stack for another goroutine
 	})
 }
 
