@@ -16,3 +16,5 @@ func runCmd(dir string, env []string, name string, args ...string) (string, erro
 	err := cmd.Run()
 	return out.String(), err
 }
+
+func lookPath(name string) (string, error) { return exec.LookPath(name) }
