@@ -58,9 +58,10 @@ type funcCtx struct {
 	fset   *token.FileSet
 	file   *ast.File
 	info   *types.Info
-	labels map[ast.Stmt]string // labeled statements and their labels
-	ticked map[ast.Node]bool   // expressions a positioned block ticks
-	approx []string            // blocks whose weight could only be placed approximately
+	labels map[ast.Stmt]string    // labeled statements and their labels
+	ticked map[ast.Node]bool      // expressions a positioned block ticks
+	posts  map[*ast.ForStmt]int64 // weights of post statements, placed by mergeLoops
+	approx []string               // blocks whose weight could only be placed approximately
 }
 
 // pathTo returns the AST path from the innermost node enclosing pos up to

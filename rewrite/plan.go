@@ -48,7 +48,7 @@ func (p *FuncPlan) touch(at Point) {
 // planFunc computes the plan of fn, whose statements are those of body (for
 // a range-over-func yield function, body is the loop body).
 func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options) *FuncPlan {
-	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}}
+	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}}
 	p := &FuncPlan{
 		Fn:      fn,
 		Body:    body,
@@ -98,6 +98,7 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 		pending = rest
 	}
 	pending = c.matchOperands(p, pending, landed)
+	c.mergeLoops(p)
 	for _, b := range pending {
 		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Weights[b.Index]))
 	}
@@ -172,7 +173,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 			p.add(at, w)
 			return at, true
 		case "post":
-			c.chargeAfterIteration(p, f, f.Body, w)
+			c.posts[f] += w // placed by mergeLoops
 			return elsewhere, false
 		}
 	case "rangeindex", "rangeiter", "rangechan", "rangeint":
@@ -284,8 +285,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		return Point{}, false
 	}
 	if at.Kind == postOf {
-		f := at.Node.(*ast.ForStmt)
-		c.chargeAfterIteration(p, f, f.Body, w)
+		c.posts[at.Node.(*ast.ForStmt)] += w // placed by mergeLoops
 		return elsewhere, false
 	}
 	if at.Kind == tickExpr {
@@ -482,6 +482,61 @@ func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.Bas
 		return true
 	}
 	return false
+}
+
+// mergeLoops gives each three-clause for loop one charge per iteration
+// instead of three (condition, body, post statement): a charge is a
+// read-modify-write of one memory word, and consecutive ones wait on each
+// other. The header runs once per iteration plus once at the normal exit,
+// and the post statement once less than the header, so with b body
+// entries, e exits through the condition and k breaks:
+//
+//	header·(b+e) + post·(b+e−1) = (header+post)·b          at the body start
+//	                            + (header+post)·(e+k)      after the loop
+//	                            − (header+post)·k          at each break
+//	                            − post                     before the loop
+//
+// which stays exact whatever leaves the body (return, goto, panic: none of
+// them runs the header or the post statement again). The header's check
+// moves to the body start, which also runs once per iteration.
+func (c *funcCtx) mergeLoops(p *FuncPlan) {
+	var loops []*ast.ForStmt
+	ast.Inspect(c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt:
+			loops = append(loops, n)
+		}
+		return true
+	})
+	for _, f := range loops {
+		head := Point{tickExpr, f.Cond}
+		body := Point{atBodyStart, f.Body}
+		wp := c.posts[f]
+		_, hasHead := p.Charges[head]
+		_, hasBody := p.Charges[body]
+		if f.Cond == nil || !hasHead || !hasBody || isTerminating(f) {
+			if wp != 0 {
+				c.chargeAfterIteration(p, f, f.Body, wp)
+			}
+			continue
+		}
+		w := p.Charges[head] + wp
+		p.Charges[head] = 0
+		if p.Checks[head] {
+			delete(p.Checks, head)
+			p.Checks[body] = true
+		}
+		p.add(body, w)
+		p.add(Point{afterStmt, c.listStmt(f)}, w)
+		for _, br := range branchesTo(f, token.BREAK, c.labels) {
+			p.add(Point{beforeStmt, br}, -w)
+		}
+		if wp != 0 {
+			p.add(Point{beforeStmt, c.listStmt(f)}, -wp)
+		}
+	}
 }
 
 // chargeAfterIteration charges w where each iteration of loop ends: at the
