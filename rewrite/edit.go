@@ -378,8 +378,6 @@ func (f *fileEmitter) namesTypes(pos token.Pos, exprs []string) bool {
 						ok = false
 					}
 				}
-			case *ast.Field:
-				ast.Inspect(n.Type, func(ast.Node) bool { return true })
 			}
 			return ok
 		})

@@ -656,6 +656,13 @@ func (c *funcCtx) rangeStmt(b *ssa.BasicBlock, pos token.Pos, kind string) (*ast
 // rangeByRank matches a range body block with the range statement of the
 // same rank among those of its kind in this function.
 func (c *funcCtx) rangeByRank(bodyBlock *ssa.BasicBlock, kind string) (*ast.RangeStmt, bool) {
+	return byRank(c.fn, bodyBlock, c.rangeStmts(kind))
+}
+
+// rangeStmts lists the range statements of a kind whose blocks belong to
+// this function, in source order (the bodies of range-over-func loops are
+// functions of their own).
+func (c *funcCtx) rangeStmts(kind string) []*ast.RangeStmt {
 	var stmts []*ast.RangeStmt
 	ast.Inspect(c.body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -667,16 +674,22 @@ func (c *funcCtx) rangeByRank(bodyBlock *ssa.BasicBlock, kind string) (*ast.Rang
 				stmts = append(stmts, n)
 			}
 			if k == "rangefunc" && n.Body != c.body {
-				ast.Inspect(n.X, func(ast.Node) bool { return true })
-				return false // its body is a function of its own
+				return false
 			}
 		}
 		return true
 	})
+	return stmts
+}
+
+// byRank returns the statement whose rank among stmts is the rank of b
+// among the blocks with b's comment: go/ssa makes those blocks in source
+// order. It fails if the numbers disagree (a block was optimized away).
+func byRank(fn *ssa.Function, b *ssa.BasicBlock, stmts []*ast.RangeStmt) (*ast.RangeStmt, bool) {
 	rank, count := -1, 0
-	for _, ob := range c.fn.Blocks {
-		if ob.Comment == kind+".body" {
-			if ob == bodyBlock {
+	for _, ob := range fn.Blocks {
+		if ob.Comment == b.Comment {
+			if ob == b {
 				rank = count
 			}
 			count++
@@ -1083,7 +1096,6 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 			return false
 		case *ast.RangeStmt:
 			if n.Body != c.body && rangeKind(c.info, n) == "rangefunc" {
-				ast.Inspect(n.X, func(m ast.Node) bool { return true })
 				return false // its body is a function of its own
 			}
 		case *ast.BinaryExpr:
@@ -1190,42 +1202,10 @@ func (c *funcCtx) landRangeFunc(b *ssa.BasicBlock, p *FuncPlan, w int64, pos tok
 	return Point{}, false, false
 }
 
-// rangeFuncStmts lists the range-over-func statements whose resume blocks
-// belong to this function, in source order.
-func (c *funcCtx) rangeFuncStmts() []*ast.RangeStmt {
-	var stmts []*ast.RangeStmt
-	ast.Inspect(c.body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.RangeStmt:
-			if rangeKind(c.info, n) == "rangefunc" && n.Body != c.body {
-				stmts = append(stmts, n)
-				return false // its body is a function of its own
-			}
-		}
-		return true
-	})
-	return stmts
-}
-
 // rangeFuncByRank matches a resume block with its range statement by rank
 // among the blocks of the same kind.
 func (c *funcCtx) rangeFuncByRank(b *ssa.BasicBlock) (*ast.RangeStmt, bool) {
-	stmts := c.rangeFuncStmts()
-	rank, count := -1, 0
-	for _, ob := range c.fn.Blocks {
-		if ob.Comment == b.Comment {
-			if ob == b {
-				rank = count
-			}
-			count++
-		}
-	}
-	if count != len(stmts) || rank < 0 {
-		return nil, false
-	}
-	return stmts[rank], true
+	return byRank(c.fn, b, c.rangeStmts("rangefunc"))
 }
 
 // exitStmts returns the statements of a range-over-func body that leave
@@ -1279,7 +1259,7 @@ func (c *funcCtx) exitStmts(r *ast.RangeStmt) []ast.Stmt {
 // exitAt returns the exit statements of the range-over-func statement whose
 // exit is at pos, and the index of that exit (-1 if none).
 func (c *funcCtx) exitAt(pos token.Pos) ([]ast.Stmt, int) {
-	for _, r := range c.rangeFuncStmts() {
+	for _, r := range c.rangeStmts("rangefunc") {
 		if !contains(r.Body, pos) {
 			continue
 		}
