@@ -183,10 +183,21 @@ func (g *gstate) sample(stack []*Func, from int, n int64) {
 }
 
 // FlushRunning takes in what goroutines still running ran since their last
-// sample, as a sample at their current stack. Called at program exit.
+// sample, estimated at their current stack. Called at program exit; the
+// running goroutines' own trees are left alone.
 func (a *CCT) FlushRunning() {
-	counter.FlushOthers(func(stack []*Func, n int64, local *unsafe.Pointer) {
-		a.stateOf(local).sample(stack, 0, n)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	counter.FlushOthers(func(stack []*Func, n int64) {
+		cur := &a.done
+		for _, f := range stack {
+			cur = cur.childOf(f, &a.nodes)
+		}
+		if len(stack) == 0 {
+			cur = cur.childOf(&noStack, &a.nodes)
+		}
+		cur.instr += n
+		a.total += n
 	})
 }
 

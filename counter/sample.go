@@ -120,27 +120,17 @@ func goexit() {
 func Alloc(size uintptr) unsafe.Pointer { return alloc(size) }
 
 // FlushOthers reports, for every other goroutine, the instructions it ran
-// since its last sample, with its current stack and agent slot, and starts
-// a new period for it. The agent calls it when the program exits, so that
-// the profile accounts for goroutines still running. f must not block or
-// allocate on the heap.
-func FlushOthers(f func(stack []*Func, n int64, local *unsafe.Pointer)) {
-	forEachOther(func(s *state) {
-		n := s.Gran - s.Count
-		if n <= 0 {
-			return
+// since its last sample and its current stack, and starts a new period for
+// it. The agent calls it when the program exits, so that the profile
+// accounts for goroutines still running. f must not block or allocate on
+// the heap.
+func FlushOthers(f func(stack []*Func, n int64)) {
+	forEachOther(func(stack []uintptr, n int64, _ unsafe.Pointer) {
+		var fs []*Func
+		if len(stack) > 0 {
+			fs = unsafe.Slice((**Func)(unsafe.Pointer(&stack[0])), len(stack))
 		}
-		s.Count = s.Gran
-		d := s.Depth
-		if d > len(s.Stack) {
-			d = len(s.Stack)
-		}
-		var stack []*Func
-		if d > 0 {
-			stack = unsafe.Slice((**Func)(unsafe.Pointer(&s.Stack[0])), d)
-		}
-		f(stack, n, &s.Local)
-		s.Dirty = 0 // the agent walked this stack for another goroutine
+		f(fs, n)
 	})
 }
 

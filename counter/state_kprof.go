@@ -15,8 +15,8 @@ type state = runtime.KprofGState
 // st returns the running goroutine's state: a field of its g.
 func st() *state { return runtime.KprofState() }
 
-func alloc(size uintptr) unsafe.Pointer { return runtime.KprofAlloc(size) }
-func forEachOther(f func(*state))       { runtime.KprofForEachOther(f) }
-func onUserStack() bool                 { return runtime.KprofOnUserStack() }
-func setGoexitHook(f func())            { runtime.KprofSetGoexitHook(f) }
-func addExitHook(f func())              { runtime.KprofAddExitHook(f) }
+func alloc(size uintptr) unsafe.Pointer                     { return runtime.KprofAlloc(size) }
+func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) { runtime.KprofForEachOther(f) }
+func onUserStack() bool                                     { return runtime.KprofOnUserStack() }
+func setGoexitHook(f func())                                { runtime.KprofSetGoexitHook(f) }
+func addExitHook(f func())                                  { runtime.KprofAddExitHook(f) }

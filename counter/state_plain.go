@@ -24,7 +24,7 @@ func st() *state { return &plain }
 func alloc(size uintptr) unsafe.Pointer {
 	return unsafe.Pointer(unsafe.SliceData(make([]uint64, (size+7)/8)))
 }
-func forEachOther(f func(*state)) {}
-func onUserStack() bool           { return true }
-func setGoexitHook(f func())      {}
-func addExitHook(f func())        {}
+func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) {}
+func onUserStack() bool                                     { return true }
+func setGoexitHook(f func())                                {}
+func addExitHook(f func())                                  {}

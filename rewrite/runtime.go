@@ -62,17 +62,32 @@ func KprofAlloc(size uintptr) unsafe.Pointer {
 	return persistentalloc(size, 8, &memstats.other_sys)
 }
 
-// KprofForEachOther calls f with the kprof state of every goroutine other
-// than the caller that has counted anything: at program exit the agent
-// collects what running goroutines executed since their last sample. f runs
-// with the runtime's list of goroutines locked: it must not block, allocate
-// on the heap or start goroutines.
-func KprofForEachOther(f func(s *KprofGState)) {
+// KprofForEachOther reports, for every goroutine other than the caller
+// that counted instructions since its last sample, its reified stack, that
+// count and its agent slot, and starts a new period for it: at program
+// exit the agent collects what running goroutines executed. The reading is
+// done here, in the runtime, because the goroutines may still run (a
+// count may then be slightly off; nothing else is shared). f runs with the
+// runtime's list of goroutines locked: it must not block, allocate on the
+// heap or start goroutines.
+func KprofForEachOther(f func(stack []uintptr, n int64, local unsafe.Pointer)) {
 	me := getg().m.curg
 	forEachG(func(gp *g) {
-		if gp != me && (gp.kprof.Gran != 0 || gp.kprof.Count != 0) && readgstatus(gp) != _Gdead {
-			f(&gp.kprof)
+		k := &gp.kprof
+		if gp == me || readgstatus(gp) == _Gdead {
+			return
 		}
+		n := k.Gran - k.Count
+		if n <= 0 {
+			return
+		}
+		k.Count = k.Gran
+		d := k.Depth
+		if d > len(k.Stack) {
+			d = len(k.Stack)
+		}
+		k.Dirty = 0
+		f(k.Stack[:d], n, k.Local)
 	})
 }
 
