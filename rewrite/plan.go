@@ -98,7 +98,6 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 		pending = rest
 	}
 	pending = c.matchOperands(p, pending, landed)
-	c.mergeLoops(p)
 	for _, b := range pending {
 		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Weights[b.Index]))
 	}
@@ -141,6 +140,7 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 			}
 		}
 	}
+	c.mergeLoops(p) // after the checks: the header's check moves too
 	return p
 }
 
