@@ -90,6 +90,13 @@ func (e *editor) apply(prefix string) []byte {
 	return buf.Bytes()
 }
 
+// valueDispatch is the switch that tells which constant of a clause
+// matched.
+type valueDispatch struct {
+	tag   string
+	cases []string
+}
+
 // pendingStmt is a charge statement being accumulated for one spot.
 type pendingStmt struct {
 	check
@@ -100,6 +107,8 @@ type pendingStmt struct {
 type fileEmitter struct {
 	pending      map[token.Pos]*pendingStmt
 	pendingOrder []token.Pos
+	valueCases   map[*ast.CaseClause]*valueDispatch
+	valueOrder   []*ast.CaseClause
 	*editor
 	file    *ast.File
 	info    *types.Info
@@ -138,6 +147,8 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	push := !p.Leaf && !yield
 	f.pending = map[token.Pos]*pendingStmt{}
 	f.pendingOrder = nil
+	f.valueCases = map[*ast.CaseClause]*valueDispatch{}
+	f.valueOrder = nil
 	for _, at := range p.order {
 		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at]}
 		if c.n == 0 && !c.pre && !c.post {
@@ -145,6 +156,10 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		}
 		c.preWho, c.postWho = who(at)
 		f.emitPoint(p, at, c)
+	}
+	for _, cl := range f.valueOrder {
+		d := f.valueCases[cl]
+		f.insert(cl.Colon+1, rankStmt, fmt.Sprintf("switch %s { %s}; ", d.tag, strings.Join(d.cases, "")))
 	}
 	// Charges that land on the same spot become one statement.
 	for _, pos := range f.pendingOrder {
@@ -290,14 +305,29 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		}
 		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), check{n: n}.stmt()))
 	case defaultClause:
-		sw := at.Node.(*ast.TypeSwitchStmt)
-		for _, s := range sw.Body.List {
+		var body *ast.BlockStmt
+		switch sw := at.Node.(type) {
+		case *ast.TypeSwitchStmt:
+			body = sw.Body
+		case *ast.SwitchStmt:
+			body = sw.Body
+		}
+		for _, s := range body.List {
 			if cl := s.(*ast.CaseClause); cl.List == nil {
 				f.stmtAt(cl.Colon+1, "", c)
 				return
 			}
 		}
-		f.insert(sw.Body.Rbrace, rankStmt, "default: "+c.stmt())
+		f.insert(body.Rbrace, rankStmt, "default: "+c.stmt())
+	case valueCase:
+		vt := at.Node.(*valueTest)
+		key := vt.Clause
+		if f.valueCases[key] == nil {
+			f.valueCases[key] = &valueDispatch{tag: f.text(vt.Switch.Tag)}
+			f.valueOrder = append(f.valueOrder, key)
+		}
+		d := f.valueCases[key]
+		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(vt.Clause.List[vt.Index]), check{n: n}.stmt()))
 	}
 }
 

@@ -26,7 +26,19 @@ const (
 	defaultClause                    // the default clause of a type switch (added if missing)
 	placedElsewhere                  // not a point: the weight went to other points
 	postOf                           // not a point: charge after each iteration of the for statement Node
+	switchCmp                        // not a point: a comparison with a constant case value Node (see placeSwitches)
+	valueCase                        // in a clause listing several constants, when the tag matched the Index'th or later
 )
+
+// valueTest names the constants of an expression switch clause.
+type valueTest struct {
+	Switch *ast.SwitchStmt
+	Clause *ast.CaseClause
+	Index  int
+}
+
+func (t *valueTest) Pos() token.Pos { return t.Clause.Pos() }
+func (t *valueTest) End() token.Pos { return t.Clause.End() }
 
 // typeTest names the types of a type switch clause from Index on.
 type typeTest struct {
@@ -61,6 +73,7 @@ type funcCtx struct {
 	labels map[ast.Stmt]string    // labeled statements and their labels
 	ticked map[ast.Node]bool      // expressions a positioned block ticks
 	posts  map[*ast.ForStmt]int64 // weights of post statements, placed by mergeLoops
+	cmps   map[ast.Node]int64     // weights of constant case comparisons, placed by placeSwitches
 	approx []string               // blocks whose weight could only be placed approximately
 }
 
@@ -183,6 +196,9 @@ func (c *funcCtx) caseValuePoint(path []ast.Node, cc *ast.CaseClause, v ast.Expr
 			if sw.Tag == nil {
 				return Point{tickExpr, v}
 			}
+			if c.constantSwitch(sw) {
+				return Point{switchCmp, v}
+			}
 			return Point{caseValue, v}
 		case *ast.TypeSwitchStmt:
 			// Code positioned at a type switch case runs once the clause
@@ -191,6 +207,38 @@ func (c *funcCtx) caseValuePoint(path []ast.Node, cc *ast.CaseClause, v ast.Expr
 		}
 	}
 	return Point{atBodyStart, cc}
+}
+
+// constantSwitch reports whether an expression switch compares a tag that
+// can be evaluated again without effect (a variable or field) with
+// constants only: its comparisons are then charged in the clauses (see
+// placeSwitches), and the compiler keeps its jump tables.
+func (c *funcCtx) constantSwitch(sw *ast.SwitchStmt) bool {
+	if sw.Tag == nil || !pureOperand(sw.Tag) {
+		return false
+	}
+	for _, s := range sw.Body.List {
+		for _, v := range s.(*ast.CaseClause).List {
+			if tv, ok := c.info.Types[v]; !ok || tv.Value == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pureOperand reports whether e is a variable or a chain of field
+// selections on one (no calls, no indexing, no pointer dereference).
+func pureOperand(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return true
+	case *ast.ParenExpr:
+		return pureOperand(e.X)
+	case *ast.SelectorExpr:
+		return pureOperand(e.X)
+	}
+	return false
 }
 
 // enclosing returns the innermost node of type T on the path to pos for

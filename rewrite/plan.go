@@ -48,7 +48,7 @@ func (p *FuncPlan) touch(at Point) {
 // planFunc computes the plan of fn, whose statements are those of body (for
 // a range-over-func yield function, body is the loop body).
 func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options) *FuncPlan {
-	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}}
+	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
 	p := &FuncPlan{
 		Fn:      fn,
 		Body:    body,
@@ -141,6 +141,7 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 		}
 	}
 	c.mergeLoops(p) // after the checks: the header's check moves too
+	c.placeSwitches(p)
 	return p
 }
 
@@ -286,6 +287,10 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	}
 	if at.Kind == postOf {
 		c.posts[at.Node.(*ast.ForStmt)] += w // placed by mergeLoops
+		return elsewhere, false
+	}
+	if at.Kind == switchCmp {
+		c.cmps[at.Node] += w // placed by placeSwitches
 		return elsewhere, false
 	}
 	if at.Kind == tickExpr {
@@ -1291,4 +1296,72 @@ func longestPath(fn *ssa.Function, weights []int64) int64 {
 		}
 	}
 	return max
+}
+
+// placeSwitches charges the comparisons of switches on constants in the
+// clauses they lead to. The comparisons run in order, so the clause of the
+// j'th value has run the first j+1 of them: its body is charged their sum
+// (for a clause with several values, a switch on the same tag at the body's
+// start tells which one matched); the default clause — added if missing —
+// is charged all of them. A fallthrough takes back what the next clause's
+// start charges. One charge per switch instead of one per comparison, and
+// the case values stay constants, so the compiler keeps its jump tables.
+func (c *funcCtx) placeSwitches(p *FuncPlan) {
+	if len(c.cmps) == 0 {
+		return
+	}
+	var switches []*ast.SwitchStmt
+	ast.Inspect(c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if n.Body != c.body && rangeKind(c.info, n) == "rangefunc" {
+				return false
+			}
+		case *ast.SwitchStmt:
+			if n.Tag != nil && c.constantSwitch(n) {
+				switches = append(switches, n)
+			}
+		}
+		return true
+	})
+	for _, sw := range switches {
+		var total int64
+		start := map[*ast.CaseClause]int64{} // what each clause's start charges
+		var def *ast.CaseClause
+		for _, s := range sw.Body.List {
+			cl := s.(*ast.CaseClause)
+			if cl.List == nil {
+				def = cl
+				continue
+			}
+			for j, v := range cl.List {
+				total += c.cmps[v]
+				if len(cl.List) == 1 {
+					start[cl] = total
+					p.add(Point{atBodyStart, cl}, total)
+				} else if total != 0 {
+					p.add(Point{valueCase, &valueTest{Switch: sw, Clause: cl, Index: j}}, total)
+				}
+			}
+		}
+		if def != nil {
+			start[def] = total
+			p.add(Point{atBodyStart, def}, total)
+		} else if total != 0 {
+			p.add(Point{defaultClause, sw}, total)
+		}
+		for i, s := range sw.Body.List {
+			cl := s.(*ast.CaseClause)
+			if len(cl.Body) == 0 || i+1 == len(sw.Body.List) {
+				continue
+			}
+			if br, ok := cl.Body[len(cl.Body)-1].(*ast.BranchStmt); ok && br.Tok == token.FALLTHROUGH {
+				if w := start[sw.Body.List[i+1].(*ast.CaseClause)]; w != 0 {
+					p.add(Point{beforeStmt, br}, -w)
+				}
+			}
+		}
+	}
 }
