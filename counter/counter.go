@@ -36,9 +36,10 @@ type Agent interface {
 	// Sample processes a sample: stack[0] is the outermost function,
 	// stack[len-1] the one running; n is the number of instructions the
 	// goroutine executed since its previous sample (or registration).
-	// stack[:from] is unchanged since the goroutine's previous sample (an
-	// agent that caches the path of that sample can start at from: the
-	// paper's Fig. 9). It returns the granularity until the next sample.
+	// stack[:from] is known to be unchanged since the goroutine's previous
+	// sample (kprof's counter passes 0: an agent that caches the path of
+	// the previous sample compares from the bottom, the paper's Fig. 9).
+	// It returns the granularity until the next sample.
 	Sample(stack []*Func, from int, n int64) int64
 	// Exit is called when a goroutine ends, with the instructions it ran
 	// since its last sample (paper §7.2 loses them; kprof does not).
@@ -125,9 +126,6 @@ func P(f *Func) int {
 	d := s.Depth
 	if uint(d) < uint(len(s.Stack)) {
 		s.Stack[d] = uintptr(unsafe.Pointer(f))
-	}
-	if d < s.Dirty {
-		s.Dirty = d
 	}
 	s.Depth = d + 1
 	return d

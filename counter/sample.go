@@ -59,21 +59,20 @@ func S(self *Func) {
 	if self != nil {
 		d++
 	}
-	from := s.Dirty
 	if d > len(s.Stack) {
 		grow(s, d)
-		from = 0
 	}
 	if self != nil {
 		s.Stack[d-1] = uintptr(unsafe.Pointer(self))
-		from = min(from, d-1)
 	}
-	s.Dirty = d
 	stack := unsafe.Slice((**Func)(unsafe.Pointer(&s.Stack[0])), d)
 	// Instrumented code the agent calls pushes above the sampled stack.
 	depth := s.Depth
 	s.Depth = d
-	g := agent.Sample(stack, min(from, d), n)
+	// Pushes do not record what they overwrite (that would cost every call
+	// three instructions): the agent compares the stack with its cached
+	// path from the bottom.
+	g := agent.Sample(stack, 0, n)
 	s.Depth = depth
 	if g <= 0 {
 		g = never

@@ -12,7 +12,6 @@ type state struct {
 	Count   int64
 	Gran    int64
 	Depth   int
-	Dirty   int
 	InAgent bool
 	Stack   []uintptr
 	Local   unsafe.Pointer

@@ -29,7 +29,6 @@ type KprofGState struct {
 	Count   int64          // instructions left until the next sample is due
 	Gran    int64          // granularity Count started from; 0 until registered
 	Depth   int            // entries of the reified stack in use
-	Dirty   int            // lowest stack entry written since the last sample
 	InAgent bool           // the agent is running on this goroutine
 	Stack   []uintptr      // reified stack: addresses of counter.Func
 	Local   unsafe.Pointer // the agent's per-goroutine state
@@ -86,7 +85,6 @@ func KprofForEachOther(f func(stack []uintptr, n int64, local unsafe.Pointer)) {
 		if d > len(k.Stack) {
 			d = len(k.Stack)
 		}
-		k.Dirty = 0
 		f(k.Stack[:d], n, k.Local)
 	})
 }
@@ -97,7 +95,7 @@ func kprofGoexit() {
 	}
 	gp := getg()
 	k := &gp.kprof
-	k.Count, k.Gran, k.Depth, k.Dirty, k.InAgent, k.Local = 0, 0, 0, 0, false, nil
+	k.Count, k.Gran, k.Depth, k.InAgent, k.Local = 0, 0, 0, false, nil
 	if raceenabled {
 		racereleasemergeg(gp, unsafe.Pointer(k))
 	}
