@@ -5,6 +5,7 @@
 //	kprof build [build flags] [packages]   instrumented go build
 //	kprof test  [test flags] [packages]    instrumented go test
 //	kprof report PROFILE                   text, pprof and HTML reports
+//	kprof compare A B                      overlap percentage, δb, differing contexts
 //	kprof version
 //
 // See README.md for the whole tour.
