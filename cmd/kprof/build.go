@@ -134,11 +134,16 @@ func runGo(verb string, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	goVersion, err := goOutput("", nil, "env", "GOVERSION")
+	// One go env call for everything the build depends on.
+	envOut, err := goOutput("", nil, "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64")
 	if err != nil {
 		return err
 	}
-	goVersion = strings.TrimSpace(goVersion)
+	env := strings.Split(envOut, "\n")
+	for len(env) < 2 {
+		env = append(env, "")
+	}
+	goVersion, goroot := strings.TrimSpace(env[0]), strings.TrimSpace(env[1])
 	if goVersion != rewrite.SupportedGo && !strings.HasPrefix(goVersion, rewrite.SupportedGo+".") {
 		return fmt.Errorf("kprof supports %s.x; the go command here is %s (set GOTOOLCHAIN or PATH to a supported Go)", rewrite.SupportedGo, goVersion)
 	}
@@ -159,6 +164,39 @@ func runGo(verb string, args []string) error {
 		Only:      kf.pkgs,
 		Verbose:   kf.verbose,
 	}
+	tmp, err := os.MkdirTemp("", "kprof-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cfgPath := filepath.Join(tmp, "config.json")
+	toolexec := self + " toolexec"
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return err
+	}
+	cache = filepath.Join(cache, "kprof")
+	if !kf.stock {
+		progress := newProgress("kprof: building the patched compiler (first time only)")
+		cfg.Compiler, err = rewrite.PatchedCompiler(goroot, goVersion, cache)
+		progress.done()
+		if err != nil {
+			return err
+		}
+	}
+	// The linked-in packages, prebuilt with the user's flags: from kprof's
+	// own copy, unless a custom agent is resolved in the user's module.
+	// For kprof's own agent the result is remembered (keyed by everything
+	// it depends on) as long as the build cache still has the files.
+	key := ""
+	if kf.agent == defaultAgent {
+		h := sha256.New()
+		fmt.Fprintf(h, "%s\n%q\n%s", id, fwd, envOut)
+		key = filepath.Join(cache, "prebuilt-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
+		if loadPrebuilt(key, cfg) {
+			return runWithConfig(verb, goArgs, toolexec, cfgPath, cfg)
+		}
+	}
 	skip, err := goOutput("", nil, "list", "-deps", "-f", "{{.ImportPath}}", "runtime")
 	if err != nil {
 		return err
@@ -167,35 +205,9 @@ func runGo(verb string, args []string) error {
 	for _, p := range strings.Fields(skip) {
 		cfg.Skip[p] = true
 	}
-	tmp, err := os.MkdirTemp("", "kprof-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	cfgPath := filepath.Join(tmp, "config.json")
-	toolexec := self + " toolexec"
-
-	// The linked-in packages: from kprof's own copy unless a custom agent
-	// is resolved in the user's module.
 	dir := ""
 	if kf.agent == defaultAgent {
 		if dir, err = supportModule(id); err != nil {
-			return err
-		}
-	}
-	if !kf.stock {
-		goroot, err := goOutput("", nil, "env", "GOROOT")
-		if err != nil {
-			return err
-		}
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return err
-		}
-		progress := newProgress("kprof: building the patched compiler (first time only)")
-		cfg.Compiler, err = rewrite.PatchedCompiler(strings.TrimSpace(goroot), goVersion, filepath.Join(cache, "kprof"))
-		progress.done()
-		if err != nil {
 			return err
 		}
 	}
@@ -242,6 +254,14 @@ func runGo(verb string, args []string) error {
 	if kf.verbose {
 		fmt.Fprintf(os.Stderr, "kprof: support packages ready in %v\n", time.Since(start).Round(time.Millisecond))
 	}
+	if key != "" {
+		savePrebuilt(key, cfg)
+	}
+	return runWithConfig(verb, goArgs, toolexec, cfgPath, cfg)
+}
+
+// runWithConfig runs the go command with the wrapper and its configuration.
+func runWithConfig(verb string, goArgs []string, toolexec, cfgPath string, cfg *rewrite.Config) error {
 	if err := writeConfig(cfgPath, cfg); err != nil {
 		return err
 	}
@@ -291,6 +311,29 @@ func goOutput(dir string, env []string, args ...string) (string, error) {
 // toolID identifies this kprof binary and its instrumentation options in
 // the build cache.
 func toolID(self string, kf kprofFlags) (string, error) {
+	sum, err := binaryHash(self)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s maxpath=%d smallleaf=%d pkgs=%q agent=%s stock=%v", sum, kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent, kf.stock)
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// binaryHash returns the SHA-256 of the kprof executable, remembered in
+// the user cache by path, size and modification time (hashing it takes
+// longer than an unchanged go build).
+func binaryHash(self string) (string, error) {
+	fi, err := os.Stat(self)
+	if err != nil {
+		return "", err
+	}
+	cache, _ := os.UserCacheDir()
+	k := sha256.Sum256([]byte(fmt.Sprintf("%s %d %d", self, fi.Size(), fi.ModTime().UnixNano())))
+	memo := filepath.Join(cache, "kprof", "self-"+hex.EncodeToString(k[:12]))
+	if data, err := os.ReadFile(memo); err == nil && len(data) == 64 {
+		return string(data), nil
+	}
 	f, err := os.Open(self)
 	if err != nil {
 		return "", err
@@ -300,8 +343,11 @@ func toolID(self string, kf kprofFlags) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "maxpath=%d smallleaf=%d pkgs=%q agent=%s stock=%v", kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent, kf.stock)
-	return hex.EncodeToString(h.Sum(nil))[:24], nil
+	sum := hex.EncodeToString(h.Sum(nil))
+	if os.MkdirAll(filepath.Dir(memo), 0o777) == nil {
+		os.WriteFile(memo, []byte(sum), 0o666) // best effort
+	}
+	return sum, nil
 }
 
 // supportModule writes kprof's linked-in packages as a module in the user
@@ -344,4 +390,42 @@ func supportModule(id string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// prebuilt is what kprof build remembers of the linked-in packages.
+type prebuilt struct {
+	Skip    map[string]bool
+	Exports map[string]string
+	Support []rewrite.SupportPkg
+}
+
+// loadPrebuilt fills cfg from a remembered prebuild if every file it names
+// is still in the build cache.
+func loadPrebuilt(path string, cfg *rewrite.Config) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var pb prebuilt
+	if json.Unmarshal(data, &pb) != nil || len(pb.Exports) == 0 {
+		return false
+	}
+	for _, f := range pb.Exports {
+		if _, err := os.Stat(f); err != nil {
+			return false
+		}
+	}
+	cfg.Skip, cfg.Exports, cfg.Support = pb.Skip, pb.Exports, pb.Support
+	return true
+}
+
+func savePrebuilt(path string, cfg *rewrite.Config) {
+	data, err := json.Marshal(prebuilt{cfg.Skip, cfg.Exports, cfg.Support})
+	if err != nil {
+		return
+	}
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	if os.WriteFile(tmp, data, 0o666) == nil {
+		os.Rename(tmp, path) // best effort: a failure only costs the next build time
+	}
 }
