@@ -22,7 +22,10 @@
 // range-over-func machinery) and functions the compiler must not instrument
 // (//go:nosplit, //go:norace, //go:systemstack, //go:nowritebarrier,
 // //go:nowritebarrierrec, cgo-generated code) are not counted: like assembly
-// and the runtime, they are the paper's "native code". The metric depends on
+// and the runtime, they are the paper's "native code". Neither is package
+// os/signal, whose goroutine the agent starts; nor the recover block go/ssa
+// adds to functions with defer (it runs only after a recovered panic), nor
+// the panics of iterators that misuse yield. The metric depends on
 // the source, the kprof version and the x/tools version only — never on
 // GOARCH, the machine or the load.
 //

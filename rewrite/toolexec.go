@@ -155,6 +155,12 @@ func (cfg *Config) Instrumented(path string) bool {
 	if strings.HasPrefix(path, "github.com/kprof/kprof/") || path == cfg.Agent {
 		return false // kprof's own linked-in packages and the agent
 	}
+	if path == "os/signal" {
+		// The agent handles SIGINT/SIGTERM with it: its goroutine runs
+		// whenever the scheduler gets to it, so counting it would make
+		// profiles differ from run to run.
+		return false
+	}
 	if len(cfg.Only) == 0 {
 		return true
 	}
