@@ -28,8 +28,10 @@ type node struct {
 	fn      *Func
 	samples int64
 	instr   int64
+	calls   int64 // exact mode: calls that entered this context
 	child   *node // first child
 	next    *node // next sibling
+	parent  *node
 }
 
 // arena hands out nodes from off-heap chunks.
@@ -57,6 +59,7 @@ func (n *node) childOf(f *Func, a *arena) *node {
 	}
 	c := a.new(f)
 	c.next = n.child
+	c.parent = n
 	n.child = c
 	return c
 }
@@ -85,8 +88,9 @@ const maxPath = 1024
 var noStack = Func{Name: "(no stack)"}
 
 // CCT is the calling-context-tree agent behind both the sampling agent (SA)
-// and the exact agent (JP): the exact agent is SA at granularity 1, so that
-// every check attributes the instructions since the previous one.
+// and the exact agent (JP): the exact agent is SA at granularity 0, so that
+// every check attributes the instructions since the previous one and every
+// entry check counts its call.
 type CCT struct {
 	set Settings
 
@@ -101,7 +105,7 @@ type CCT struct {
 // NewCCT returns a calling-context-tree agent with the given settings.
 func NewCCT(set Settings) *CCT {
 	if set.Mode == overlap.ModeExact {
-		set.Granularity, set.Jitter = 1, 0
+		set.Granularity, set.Jitter = 0, 0
 	}
 	return &CCT{set: set}
 }
@@ -155,6 +159,39 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 
 func (g *gstate) sample(stack []*Func, from int, n int64) {
 	g.mu.Lock()
+	cur := g.context(stack, from)
+	cur.samples++
+	cur.instr += n
+	g.last = cur
+	g.total += n
+	g.nsamp++
+	g.mu.Unlock()
+}
+
+// SampleCall implements counter.CallCounter: a sample at a function's
+// entry check, in the caller's context; in exact mode it also counts the
+// call of callee in that context.
+func (a *CCT) SampleCall(stack []*Func, callee *Func, n int64) int64 {
+	g := a.local()
+	if n > 0 {
+		g.sample(stack, 0, n)
+	}
+	if a.set.Mode == overlap.ModeExact {
+		g.mu.Lock()
+		parent := &g.root
+		if len(stack) > 0 {
+			parent = g.context(stack, 0)
+		}
+		parent.childOf(callee, &g.nodes).calls++
+		g.mu.Unlock()
+	}
+	return a.next(g)
+}
+
+// context returns the node of stack, walking the tree from the longest
+// prefix the path cache shares with it and updating the cache. The caller
+// holds g.mu.
+func (g *gstate) context(stack []*Func, from int) *node {
 	// stack[:from] is the previous sample's: its cached path holds.
 	i := min(from, len(g.path), len(stack))
 	for i < len(stack) && i < len(g.path) && g.path[i].fn == stack[i] {
@@ -174,21 +211,30 @@ func (g *gstate) sample(stack []*Func, from int, n int64) {
 	if len(stack) == 0 {
 		cur = cur.childOf(&noStack, &g.nodes) // the root has no counts of its own
 	}
-	cur.samples++
-	cur.instr += n
-	g.last = cur
-	g.total += n
-	g.nsamp++
-	g.mu.Unlock()
+	return cur
 }
 
 // FlushRunning takes in what goroutines still running ran since their last
-// sample, estimated at their current stack. Called at program exit; the
-// running goroutines' own trees are left alone.
+// sample, estimated in the context of that sample — as Exit does when a
+// goroutine ends, so the profile does not depend on whether a goroutine
+// finished before the program did — or at their current stack if they
+// never sampled. Called at program exit; the running goroutines' own trees
+// are only read.
 func (a *CCT) FlushRunning() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	counter.FlushOthers(func(stack []*Func, n int64) {
+	var path [maxPath]*Func
+	counter.FlushOthers(func(stack []*Func, n int64, local unsafe.Pointer) {
+		if local != nil {
+			if last := (*gstate)(local).last; last != nil {
+				k := len(path)
+				for x := last; x.parent != nil && k > 0; x = x.parent {
+					k--
+					path[k] = x.fn
+				}
+				stack = path[k:]
+			}
+		}
 		cur := &a.done
 		for _, f := range stack {
 			cur = cur.childOf(f, &a.nodes)
@@ -237,6 +283,7 @@ func (a *CCT) Exit(n int64) {
 func merge(dst, src *node, a *arena) {
 	dst.samples += src.samples
 	dst.instr += src.instr
+	dst.calls += src.calls
 	for c := src.child; c != nil; c = c.next {
 		merge(dst.childOf(c.fn, a), c, a)
 	}
@@ -273,7 +320,7 @@ func ofunc(f *Func) overlap.Func {
 }
 
 func convert(n *node) *overlap.Node {
-	o := &overlap.Node{Samples: n.samples, Instructions: n.instr}
+	o := &overlap.Node{Samples: n.samples, Instructions: n.instr, Calls: n.calls}
 	if n.fn != nil {
 		o.Func = ofunc(n.fn)
 	}
@@ -287,6 +334,7 @@ func convert(n *node) *overlap.Node {
 func addTree(dst *overlap.Node, src *node) {
 	dst.Samples += src.samples
 	dst.Instructions += src.instr
+	dst.Calls += src.calls
 	for c := src.child; c != nil; c = c.next {
 		addTree(dst.Child(ofunc(c.fn)), c)
 	}

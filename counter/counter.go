@@ -36,6 +36,8 @@ type Agent interface {
 	// Sample processes a sample: stack[0] is the outermost function,
 	// stack[len-1] the one running; n is the number of instructions the
 	// goroutine executed since its previous sample (or registration).
+	// Register and Sample return the number of instructions until the next
+	// sample: 0 asks for a sample at every check (exact mode).
 	// stack[:from] is known to be unchanged since the goroutine's previous
 	// sample (kprof's counter passes 0: an agent that caches the path of
 	// the previous sample compares from the bottom, the paper's Fig. 9).
@@ -55,7 +57,7 @@ func Install(a Agent) {
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.
 	s := st()
-	s.Gran, s.Count = 0, 0
+	s.Gran, s.Count, s.Known = 0, 0, false
 	setGoexitHook(goexit)
 }
 

@@ -19,10 +19,28 @@ var unknown = Func{Name: "(unknown)"}
 
 // S is the sampling slow path, called by a check whose counter reached
 // zero. self is the running function if it has not pushed itself (a leaf,
-// or a function's entry check), nil otherwise.
+// or a check after the entry block's charge), nil otherwise.
 //
 //go:noinline
-func S(self *Func) {
+func S(self *Func) { sample(self, nil) }
+
+// SE is the slow path of a function's entry check: what is pending was run
+// by the caller, and callee is being called (an agent that counts calls,
+// CallCounter, is told).
+//
+//go:noinline
+func SE(callee *Func) { sample(nil, callee) }
+
+// CallCounter is implemented by agents that count calls per calling
+// context. SampleCall is Sample at a function's entry check: stack is the
+// caller's, callee the function being entered. kprof's exact mode checks at
+// every entry, so the counts are exact there; functions without checks
+// (small loop-free leaves) are not counted.
+type CallCounter interface {
+	SampleCall(stack []*Func, callee *Func, n int64) int64
+}
+
+func sample(self, callee *Func) {
 	s := st()
 	if s.InAgent || agent == nil || !onUserStack() {
 		// Inside the agent, with profiling off, or on a system stack (g0
@@ -32,7 +50,7 @@ func S(self *Func) {
 			// Before the agent is installed (package initialization):
 			// look again later; what ran so far is not profiled. The
 			// stack buffer is made now so that no push is lost.
-			s.Gran, s.Count = early, early
+			s.Gran, s.Count, s.Known = early, early, true
 			if s.Stack == nil {
 				grow(s, 0)
 			}
@@ -44,12 +62,14 @@ func S(self *Func) {
 		grow(s, 0)
 	}
 	n := s.Gran - s.Count
-	if s.Gran == 0 {
+	if !s.Known {
 		// First check of this goroutine: register; the instructions it ran
 		// so far count towards its first sample.
 		g := agent.Register()
+		s.Known = true
 		s.Gran, s.Count = g, g-n
-		if s.Count > 0 {
+		_, counts := agent.(CallCounter)
+		if s.Count > 0 && (callee == nil || !counts) {
 			s.InAgent = false
 			return
 		}
@@ -72,9 +92,14 @@ func S(self *Func) {
 	// Pushes do not record what they overwrite (that would cost every call
 	// three instructions): the agent compares the stack with its cached
 	// path from the bottom.
-	g := agent.Sample(stack, 0, n)
+	var g int64
+	if cc, ok := agent.(CallCounter); ok && callee != nil {
+		g = cc.SampleCall(stack, callee, n)
+	} else {
+		g = agent.Sample(stack, 0, n)
+	}
 	s.Depth = depth
-	if g <= 0 {
+	if g < 0 {
 		g = never
 	}
 	s.Gran, s.Count = g, g
@@ -119,17 +144,17 @@ func goexit() {
 func Alloc(size uintptr) unsafe.Pointer { return alloc(size) }
 
 // FlushOthers reports, for every other goroutine, the instructions it ran
-// since its last sample and its current stack, and starts a new period for
-// it. The agent calls it when the program exits, so that the profile
+// since its last sample, its current stack and its agent slot, and starts
+// a new period for it. The agent calls it when the program exits, so that the profile
 // accounts for goroutines still running. f must not block or allocate on
 // the heap.
-func FlushOthers(f func(stack []*Func, n int64)) {
-	forEachOther(func(stack []uintptr, n int64, _ unsafe.Pointer) {
+func FlushOthers(f func(stack []*Func, n int64, local unsafe.Pointer)) {
+	forEachOther(func(stack []uintptr, n int64, local unsafe.Pointer) {
 		var fs []*Func
 		if len(stack) > 0 {
 			fs = unsafe.Slice((**Func)(unsafe.Pointer(&stack[0])), len(stack))
 		}
-		f(fs, n)
+		f(fs, n, local)
 	})
 }
 

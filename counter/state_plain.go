@@ -13,6 +13,7 @@ type state struct {
 	Gran    int64
 	Depth   int
 	InAgent bool
+	Known   bool
 	Stack   []uintptr
 	Local   unsafe.Pointer
 }

@@ -155,6 +155,9 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
+		if at.Kind == atFuncEntry && !yield {
+			c.entry = self
+		}
 		f.emitPoint(p, at, c)
 	}
 	for _, cl := range f.valueOrder {
@@ -184,17 +187,22 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 
 // check is what goes at one point: a charge of n instructions, a check
 // before it (pre) and/or after it (post), and the function each check's
-// sample names (see emitFunc).
+// sample names (see emitFunc). entry is set for a function's entry check,
+// whose slow path also counts the call (counter.SE).
 type check struct {
 	n               int64
 	pre, post       bool
 	preWho, postWho string
+	entry           string
 }
 
 // stmt returns the statements for c.
 func (c check) stmt() string {
 	var b strings.Builder
-	if c.pre {
+	switch {
+	case c.pre && c.entry != "":
+		fmt.Fprintf(&b, "if %s.Due() { %s.SE(%s) }; ", counterAlias, counterAlias, c.entry)
+	case c.pre:
 		fmt.Fprintf(&b, "if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, c.preWho)
 	}
 	switch {
@@ -227,6 +235,9 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	ps.n += c.n
 	if c.pre {
 		ps.pre, ps.preWho = true, c.preWho
+	}
+	if c.entry != "" {
+		ps.entry = c.entry
 	}
 	if c.post {
 		ps.post, ps.postWho = true, c.postWho

@@ -30,6 +30,7 @@ type KprofGState struct {
 	Gran    int64          // granularity Count started from; 0 until registered
 	Depth   int            // entries of the reified stack in use
 	InAgent bool           // the agent is running on this goroutine
+	Known   bool           // registered with the agent
 	Stack   []uintptr      // reified stack: addresses of counter.Func
 	Local   unsafe.Pointer // the agent's per-goroutine state
 }
@@ -95,7 +96,7 @@ func kprofGoexit() {
 	}
 	gp := getg()
 	k := &gp.kprof
-	k.Count, k.Gran, k.Depth, k.InAgent, k.Local = 0, 0, 0, false, nil
+	k.Count, k.Gran, k.Depth, k.InAgent, k.Known, k.Local = 0, 0, 0, false, false, nil
 	if raceenabled {
 		racereleasemergeg(gp, unsafe.Pointer(k))
 	}

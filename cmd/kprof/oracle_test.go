@@ -30,7 +30,7 @@ import (
 // definition applied to an execution, sharing nothing with the instrumenter
 // (no landing points, no charges): an independent oracle for the exact
 // total of the instrumented binary.
-func oracleTotal(t *testing.T, file string) (int64, map[string]int64) {
+func oracleTotal(t *testing.T, file string) (int64, map[string]int64, map[string]int64) {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
@@ -84,12 +84,12 @@ func oracleTotal(t *testing.T, file string) (int64, map[string]int64) {
 		t.Fatal(err)
 	}
 	var total int64
-	var per map[string]int64
+	var per, calls map[string]int64
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		total, per = countTrace(r, weights, names)
+		total, per, calls = countTrace(r, weights, names)
 	}()
 	saved := os.Stderr
 	os.Stderr = w
@@ -100,15 +100,16 @@ func oracleTotal(t *testing.T, file string) (int64, map[string]int64) {
 	if code != 0 {
 		t.Fatalf("%s: interpreter exit code %d", file, code)
 	}
-	return total, per
+	return total, per, calls
 }
 
 // countTrace sums block weights along an interp trace. "Entering F at …",
 // "Leaving F, resuming G at …" and ".N:" (block N of the current function)
 // are the lines that matter.
-func countTrace(r io.Reader, weights map[string][]int64, names map[string]string) (int64, map[string]int64) {
+func countTrace(r io.Reader, weights map[string][]int64, names map[string]string) (int64, map[string]int64, map[string]int64) {
 	var total int64
 	per := map[string]int64{}
+	calls := map[string]int64{}
 	var cur []int64
 	var curName string
 	sc := bufio.NewScanner(r)
@@ -126,6 +127,9 @@ func countTrace(r io.Reader, weights map[string][]int64, names map[string]string
 		switch {
 		case strings.HasPrefix(line, "Entering "):
 			cur = fnOf(strings.TrimPrefix(line, "Entering "))
+			if cur != nil {
+				calls[curName]++
+			}
 		case strings.HasPrefix(line, "Leaving "):
 			rest := strings.TrimPrefix(line, "Leaving ")
 			if i := strings.Index(rest, ", resuming "); i >= 0 {
@@ -141,7 +145,7 @@ func countTrace(r io.Reader, weights map[string][]int64, names map[string]string
 			}
 		}
 	}
-	return total, per
+	return total, per, calls
 }
 
 // TestExactAgainstOracle builds every testdata program with kprof (only
@@ -156,7 +160,7 @@ func TestExactAgainstOracle(t *testing.T) {
 	for _, dir := range dirs {
 		dir := dir
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			want, per := oracleTotal(t, filepath.Join(dir, "main.go"))
+			want, per, calls := oracleTotal(t, filepath.Join(dir, "main.go"))
 			// -smallleaf 0: every function checks, so that exact mode
 			// attributes each instruction to its own function and a
 			// mismatch can be named.
@@ -177,6 +181,17 @@ func TestExactAgainstOracle(t *testing.T) {
 					if _, ok := per[name]; !ok {
 						t.Logf("  %s: kprof %d, oracle none", name, n)
 					}
+				}
+			}
+			// Calls: every function (range-over-func bodies apart) has an
+			// entry check here, so exact mode counts every call.
+			gotCalls := map[string]int64{}
+			prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
+				gotCalls[stack[len(stack)-1].Name] += n.Calls
+			})
+			for name, n := range calls {
+				if !strings.Contains(name, "-range") && gotCalls[name] != n {
+					t.Errorf("%s: %d calls, oracle %d", name, gotCalls[name], n)
 				}
 			}
 		})
