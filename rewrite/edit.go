@@ -638,8 +638,3 @@ func clausesTerminate(s ast.Stmt) bool {
 	}
 	return hasDefault
 }
-
-func isUntyped(t types.Type) bool {
-	b, ok := t.(*types.Basic)
-	return ok && b.Info()&types.IsUntyped != 0
-}

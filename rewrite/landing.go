@@ -257,19 +257,8 @@ func contains(n ast.Node, pos token.Pos) bool {
 	return n != nil && n.Pos() <= pos && pos < n.End()
 }
 
-// anyPos returns a source position inside the code b executes, or of a
-// block close to it: b's own position, else that of a predecessor.
-func predPositions(b *ssa.BasicBlock) []token.Pos {
-	var ps []token.Pos
-	for _, p := range b.Preds {
-		if pos := blockPos(p); pos.IsValid() {
-			ps = append(ps, pos)
-		}
-	}
-	return ps
-}
-
-// construct kinds by block comment prefix.
+// commentKind splits a go/ssa block comment ("for.body") into the construct
+// ("for") and the part of it ("body").
 func commentKind(comment string) (kind, part string) {
 	if i := strings.LastIndexByte(comment, '.'); i > 0 {
 		return comment[:i], comment[i+1:]
