@@ -480,14 +480,16 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 		return nil, nil
 	}
 	mainArchive := args[len(args)-1]
-	mainArgsFile := filepath.Join(filepath.Dir(mainArchive), "kprof", "main-compile.json")
-	data, err := os.ReadFile(mainArgsFile)
-	if err != nil {
-		return nil, fmt.Errorf("kprof: relinking %s: %v", mainArchive, err)
-	}
+	// main's compile step saved its arguments, unless the build cache
+	// had main: then main stays as it is (it imports only the agent
+	// package itself, whose export data does not change when it is
+	// compiled again).
 	var mainArgs []string
-	if err := json.Unmarshal(data, &mainArgs); err != nil {
-		return nil, err
+	mainArgsFile := filepath.Join(filepath.Dir(mainArchive), "kprof", "main-compile.json")
+	if data, err := os.ReadFile(mainArgsFile); err == nil {
+		if err := json.Unmarshal(data, &mainArgs); err != nil {
+			return nil, err
+		}
 	}
 	compiler := filepath.Join(filepath.Dir(args[0]), "compile")
 	if cfg.Compiler != "" {
@@ -497,7 +499,12 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err
 	}
-	_, race := flagValue(mainArgs, "-race")
+	race := -1
+	if mainArgs != nil {
+		_, race = flagValue(mainArgs, "-race")
+	} else {
+		_, race = flagValue(args, "-race")
+	}
 	exports := make(map[string]string, len(cfg.Exports))
 	for k, v := range cfg.Exports {
 		exports[k] = v
@@ -567,6 +574,9 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 			return nil, fmt.Errorf("kprof: rebuilding %s: %v", sp.ImportPath, err)
 		}
 		exports[sp.ImportPath] = outFile
+	}
+	if mainArgs == nil {
+		return exports, nil
 	}
 	// main imports the agent: compile it again against the new agent.
 	mcfg, _ := flagValue(mainArgs, "-importcfg")
