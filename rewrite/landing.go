@@ -67,7 +67,6 @@ type charge struct {
 type funcCtx struct {
 	fn     *ssa.Function
 	body   *ast.BlockStmt // the body whose statements belong to fn
-	fset   *token.FileSet
 	file   *ast.File
 	info   *types.Info
 	labels map[ast.Stmt]string    // labeled statements and their labels

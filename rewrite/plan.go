@@ -17,7 +17,6 @@ type FuncPlan struct {
 	Name    string // pprof-style name, e.g. "pkg.(*T).M.func1"
 	Line    int    // declaration line
 	Body    *ast.BlockStmt
-	Type    *ast.FuncType
 	Leaf    bool // calls no function: pushes its identifier only when it samples
 	Defers  bool // has defer statements: restores the stack depth in a deferred call
 	Weights []int64
@@ -47,8 +46,8 @@ func (p *FuncPlan) touch(at Point) {
 
 // planFunc computes the plan of fn, whose statements are those of body (for
 // a range-over-func yield function, body is the loop body).
-func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options) *FuncPlan {
-	c := &funcCtx{fn: fn, body: body, fset: fset, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
+func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options) *FuncPlan {
+	c := &funcCtx{fn: fn, body: body, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
 	p := &FuncPlan{
 		Fn:      fn,
 		Body:    body,
@@ -150,9 +149,7 @@ func planFunc(fset *token.FileSet, file *ast.File, info *types.Info, labels map[
 func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	pos := blockPos(b)
 	if b.Index == 0 {
-		at := Point{atFuncEntry, c.body}
-		p.add(at, w)
-		return at, true
+		return c.put(p, Point{atFuncEntry, c.body}, w)
 	}
 	if at, ok, handled := c.landRangeFunc(b, p, w, pos); handled {
 		return at, ok
@@ -166,13 +163,9 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		}
 		switch part {
 		case "body":
-			at := Point{atBodyStart, f.Body}
-			p.add(at, w)
-			return at, true
+			return c.put(p, Point{atBodyStart, f.Body}, w)
 		case "loop":
-			at := Point{tickExpr, f.Cond}
-			p.add(at, w)
-			return at, true
+			return c.put(p, Point{tickExpr, f.Cond}, w)
 		case "post":
 			c.posts[f] += w // placed by mergeLoops
 			return elsewhere, false
@@ -184,9 +177,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		}
 		switch part {
 		case "body":
-			at := Point{atBodyStart, r.Body}
-			p.add(at, w)
-			return at, true
+			return c.put(p, Point{atBodyStart, r.Body}, w)
 		case "loop":
 			if kind == "rangeint" {
 				// The increment after each iteration (target of continue).
@@ -230,9 +221,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 				cl, ok = c.clauseOfTest(b, kind)
 			}
 			if ok {
-				at := Point{atBodyStart, cl}
-				p.add(at, w)
-				return at, true
+				return c.put(p, Point{atBodyStart, cl}, w)
 			}
 		}
 		if part == "next" {
@@ -267,9 +256,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		}
 		if (part == "done") && len(b.Preds) > 0 {
 			if s, ok := c.doneOf(b, kind); ok {
-				at := Point{afterStmt, s}
-				p.add(at, w)
-				return at, true
+				return c.put(p, Point{afterStmt, s}, w)
 			}
 		}
 		return Point{}, false
@@ -277,9 +264,7 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if pos == c.body.Rbrace {
 		// Code positioned at the closing brace: falling off the end of a
 		// range-over-func body (the implicit continue).
-		at := Point{atBodyEnd, c.body}
-		p.add(at, w)
-		return at, true
+		return c.put(p, Point{atBodyEnd, c.body}, w)
 	}
 	at, ok := c.generic(pos)
 	if !ok {
@@ -437,6 +422,12 @@ func (c *funcCtx) noMatch(b *ssa.BasicBlock, kind string) (Point, bool) {
 		return Point{afterStmt, c.listStmt(stmt)}, true
 	}
 	return Point{}, false
+}
+
+// put charges w at the landing point at of a block and reports it.
+func (c *funcCtx) put(p *FuncPlan, at Point, w int64) (Point, bool) {
+	p.add(at, w)
+	return at, true
 }
 
 // isFuncBody reports whether c's body is a function body (not the body of
@@ -1184,8 +1175,7 @@ func (c *funcCtx) landRangeFunc(b *ssa.BasicBlock, p *FuncPlan, w int64, pos tok
 		for _, pr := range b.Preds {
 			if pp := blockPos(pr); pp.IsValid() {
 				if exits, k := c.exitAt(pp); k >= 0 {
-					at := Point{beforeStmt, exits[k]}
-					p.add(at, w)
+					at, _ := c.put(p, Point{beforeStmt, exits[k]}, w)
 					return at, true, true
 				}
 			}
@@ -1196,8 +1186,7 @@ func (c *funcCtx) landRangeFunc(b *ssa.BasicBlock, p *FuncPlan, w int64, pos tok
 			for _, pr := range b.Preds {
 				if pr.Comment == "rangefunc.resume.ready" {
 					if r, ok := c.rangeFuncByRank(pr); ok {
-						at := Point{afterStmt, c.listStmt(r)}
-						p.add(at, w)
+						at, _ := c.put(p, Point{afterStmt, c.listStmt(r)}, w)
 						return at, true, true
 					}
 				}

@@ -204,20 +204,18 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options) ([]byte
 	var approx []string
 	for _, fn := range fns {
 		var body *ast.BlockStmt
-		var ftype *ast.FuncType
 		switch syn := fn.Syntax().(type) {
 		case *ast.FuncDecl:
-			body, ftype = syn.Body, syn.Type
+			body = syn.Body
 		case *ast.FuncLit:
-			body, ftype = syn.Body, syn.Type
+			body = syn.Body
 		case *ast.RangeStmt:
 			body = syn.Body
 		}
 		if body == nil {
 			continue
 		}
-		p := planFunc(in.Fset, file, in.Info, labels, fn, body, &opts)
-		p.Type = ftype
+		p := planFunc(file, in.Info, labels, fn, body, &opts)
 		p.Name = FuncName(fn)
 		p.Line = in.Fset.Position(fn.Pos()).Line
 		ids[fn] = len(em.entries)
