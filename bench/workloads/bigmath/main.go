@@ -16,6 +16,8 @@ import (
 	"math/big"
 	"os"
 	"strings"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const guard = 10 // extra decimal digits of working precision
@@ -86,6 +88,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bigmath: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 	sum := fnv.New64a()
 	var digitsOut uint64
 	for round := 0; round < *n; round++ {

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const minDepth = 4
@@ -45,6 +47,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "binarytrees: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 	maxDepth := max(*n, minDepth+2)
 	sum := fnv.New64a()
 	var total int64

@@ -19,6 +19,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const blockSize = 256 << 10
@@ -32,6 +34,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "compress: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 
 	r := rand.New(rand.NewPCG(1, 2))
 	vocab := makeVocab(r, 300)

@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const tableSize = 20000
@@ -113,6 +115,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "db: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 
 	t := &table{r: rand.New(rand.NewPCG(1, 2))}
 	for i := 0; i < tableSize; i++ {

@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const funcsPerRound = 40
@@ -323,6 +325,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jack: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 	r := rand.New(rand.NewPCG(1, 2))
 	funcs := template.FuncMap{
 		"join": strings.Join,

@@ -24,6 +24,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const (
@@ -41,6 +43,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "javac: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 
 	r := rand.New(rand.NewPCG(1, 2))
 	fset := token.NewFileSet()

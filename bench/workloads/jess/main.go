@@ -16,6 +16,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const (
@@ -200,6 +202,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "jess: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 	r := rand.New(rand.NewPCG(1, 2))
 	sum := fnv.New64a()
 	var sat, unsat, decisions, conflicts, props uint64

@@ -18,6 +18,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const ordersPerBatch = 400
@@ -156,6 +158,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "json: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 	r := rand.New(rand.NewPCG(1, 2))
 	sum := fnv.New64a()
 	var bytesOut, tokens uint64

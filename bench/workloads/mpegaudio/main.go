@@ -19,6 +19,8 @@ import (
 	"image/jpeg"
 	"math/rand/v2"
 	"os"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const (
@@ -38,6 +40,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mpegaudio: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 
 	r := rand.New(rand.NewPCG(1, 2))
 	blobs := make([]blob, 12)

@@ -24,6 +24,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const (
@@ -267,6 +269,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mtrt: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 	scene := genScene(rand.New(rand.NewPCG(1, 2)))
 
 	var hashes [2][]uint64

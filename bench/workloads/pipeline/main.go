@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kprof/kprof/bench/workloads/internal/cpuprofile"
 )
 
 const (
@@ -180,6 +182,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "pipeline: -n must be >= 1")
 		os.Exit(2)
 	}
+	defer cpuprofile.Start()()
 	count := uint64(*n) * recordsPerUnit
 
 	lines := make(chan string, chanBuf)
