@@ -1,0 +1,288 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// The gate's renderings: a text table for terminals and CI logs, JSON for
+// scripts, Markdown for a pull-request comment. All three say the same
+// things: one row per benchmark (old, new, delta, verdict), the calling
+// contexts behind each regression, warnings and a verdict line.
+
+// Summary returns the gate's verdict in one line, as the text and
+// Markdown renderings end: "gate passed: …", "gate FAILED: …" or
+// "gate ERROR: …".
+func (r *GateResult) Summary() string {
+	var regressed, errs []string
+	for _, row := range r.Rows {
+		switch {
+		case len(row.Problems) > 0:
+			errs = append(errs, row.Name+" "+row.Problems[0])
+		case row.Status == GateRegression:
+			regressed = append(regressed, row.Name+" "+strings.Join(row.Reasons, ", "))
+		}
+	}
+	n := len(r.Rows)
+	switch r.Verdict() {
+	case GateErr:
+		s := fmt.Sprintf("gate ERROR: %d of %d benchmarks could not be checked: %s", r.Errors, n, strings.Join(errs, "; "))
+		if len(regressed) > 0 {
+			s += fmt.Sprintf("; %d regressed: %s", len(regressed), strings.Join(regressed, "; "))
+		}
+		if r.missing {
+			s += "; allow_missing in the configuration or --allow-missing accepts benchmarks on one side only"
+		}
+		return s
+	case GateFail:
+		return fmt.Sprintf("gate FAILED: %d of %d benchmarks regressed: %s", len(regressed), n, strings.Join(regressed, "; "))
+	}
+	s := fmt.Sprintf("gate passed: %d %s within limits", n, plural(n, "benchmark", "benchmarks"))
+	if r.Improvements > 0 {
+		s += fmt.Sprintf(", %d improved", r.Improvements)
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// verdictText is the last column of a row.
+func (row *GateRow) verdictText(r *GateResult) string {
+	var parts []string
+	switch row.Status {
+	case GateRegression:
+		parts = append(parts, "REGRESSION: "+strings.Join(row.Reasons, ", "))
+	case GateImproved:
+		parts = append(parts, "improved")
+	case GateWorse:
+		parts = append(parts, "within "+row.Threshold.String())
+	case GateAdded:
+		parts = append(parts, "added: only in "+r.New)
+	case GateRemoved:
+		parts = append(parts, "removed: only in "+r.Old)
+	}
+	for _, p := range row.Problems {
+		parts = append(parts, "ERROR: "+p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func optValue(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return formatValue(*v)
+}
+
+func (row *GateRow) deltaText() string {
+	switch {
+	case row.Old == nil || row.New == nil:
+		return "-"
+	case row.Delta == nil && *row.New == *row.Old:
+		return "0.00%"
+	case row.Delta == nil:
+		return "+Inf%" // from 0 to more
+	}
+	return formatDelta(row.Delta)
+}
+
+func (c GateContext) deltaText() string {
+	if c.Delta > 0 {
+		return "+" + formatValue(c.Delta)
+	}
+	return formatValue(c.Delta)
+}
+
+// WriteText writes the gate as a table, benchstat-like: a header with
+// the unit and both inputs, then per package its benchmarks with old and
+// new value, the change and the verdict, then the calling contexts behind
+// each regression, any warnings, and the Summary line.
+func (r *GateResult) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	exact := ""
+	if r.Exact {
+		exact = " (exact)"
+	}
+	ew.printf("unit: %s%s  threshold: %s unless configured\n", r.Unit, exact, r.Threshold)
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	pkg := "\x00"
+	for _, row := range r.Rows {
+		if row.Package != pkg {
+			pkg = row.Package
+			if pkg != "" {
+				fmt.Fprintf(tw, "pkg: %s\n", pkg)
+			}
+			fmt.Fprintf(tw, "benchmark\t%s\t%s\tdelta\t\n", r.Old, r.New)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Name, optValue(row.Old), optValue(row.New), row.deltaText(), row.verdictText(r))
+	}
+	tw.Flush()
+	for line := range strings.Lines(table.String()) {
+		ew.printf("%s\n", strings.TrimRight(line, " \n"))
+	}
+	for _, row := range r.Rows {
+		if len(row.Contexts) == 0 && len(row.Notes) == 0 {
+			continue
+		}
+		ew.printf("\n%s:", row.Name)
+		for _, n := range row.Notes {
+			ew.printf(" %s", n)
+		}
+		ew.printf("\n")
+		if len(row.Contexts) == 0 {
+			continue
+		}
+		ew.printf("calling contexts whose instructions/op changed most:\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "old\tnew\tdelta\t  calling context\n")
+		for _, c := range row.Contexts {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t  %s\n", formatValue(c.Old), formatValue(c.New), c.deltaText(), stackString(c.Stack))
+		}
+		tw.Flush()
+	}
+	if len(r.Warnings) > 0 {
+		ew.printf("\n")
+	}
+	for _, s := range r.Warnings {
+		ew.printf("warning: %s\n", s)
+	}
+	ew.printf("\n%s\n", r.Summary())
+	return ew.err
+}
+
+// WriteMarkdown writes the gate as GitHub-flavoured Markdown for a
+// pull-request comment: a heading with the verdict, a table per package,
+// the calling contexts behind each regression in a collapsed section, and
+// the warnings.
+func (r *GateResult) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	switch r.Verdict() {
+	case GatePass:
+		ew.printf("### kprof gate: passed\n\n")
+	case GateFail:
+		ew.printf("### kprof gate: %d %s\n\n", r.Regressions, plural(r.Regressions, "regression", "regressions"))
+	default:
+		ew.printf("### kprof gate: %d %s\n\n", r.Errors, plural(r.Errors, "error", "errors"))
+	}
+	exact := ""
+	if r.Exact {
+		exact = " (exact)"
+	}
+	ew.printf("%s\n\nUnit: %s%s, threshold %s unless configured; old: %s, new: %s.\n",
+		mdEscape(r.Summary()), mdCode(r.Unit), exact, r.Threshold, mdCode(r.Old), mdCode(r.New))
+	pkg := "\x00"
+	for _, row := range r.Rows {
+		if row.Package != pkg {
+			pkg = row.Package
+			ew.printf("\n")
+			if pkg != "" {
+				ew.printf("%s\n\n", mdCode(pkg))
+			}
+			ew.printf("| benchmark | old | new | delta | |\n|---|--:|--:|--:|---|\n")
+		}
+		verdict := row.verdictText(r)
+		if row.Status == GateRegression || len(row.Problems) > 0 {
+			verdict = "**" + mdEscape(verdict) + "**"
+		} else {
+			verdict = mdEscape(verdict)
+		}
+		ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(row.Name), optValue(row.Old), optValue(row.New), row.deltaText(), verdict)
+	}
+	for _, row := range r.Rows {
+		if len(row.Contexts) == 0 && len(row.Notes) == 0 {
+			continue
+		}
+		ew.printf("\n<details><summary>%s: where the instructions changed</summary>\n\n", htmlEscape(row.Name))
+		for _, n := range row.Notes {
+			ew.printf("%s\n\n", mdEscape(n))
+		}
+		if len(row.Contexts) > 0 {
+			ew.printf("| old | new | delta | calling context |\n|--:|--:|--:|---|\n")
+			for _, c := range row.Contexts {
+				ew.printf("| %s | %s | %s | %s |\n", formatValue(c.Old), formatValue(c.New), c.deltaText(), mdCode(stackString(c.Stack)))
+			}
+		}
+		ew.printf("\n</details>\n")
+	}
+	if len(r.Warnings) > 0 {
+		ew.printf("\n")
+	}
+	for _, s := range r.Warnings {
+		ew.printf("- warning: %s\n", mdEscape(s))
+	}
+	return ew.err
+}
+
+// mdCode writes s as inline code; a "|" would end a table cell even
+// there.
+func mdCode(s string) string {
+	return "`" + strings.ReplaceAll(strings.ReplaceAll(s, "`", "'"), "|", `\|`) + "`"
+}
+
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`)
+
+func mdEscape(s string) string { return mdEscaper.Replace(s) }
+
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func htmlEscape(s string) string { return htmlEscaper.Replace(s) }
+
+// gateJSON is GateResult as JSON: each context's stack is a list of
+// frames, and the verdict is spelled out.
+type gateJSON struct {
+	Verdict string `json:"verdict"` // "pass", "fail" or "error"
+	Summary string `json:"summary"`
+	*GateResult
+	Rows []gateRowJSON `json:"benchmarks"`
+}
+
+type gateRowJSON struct {
+	GateRow
+	Contexts []gateContextJSON `json:"contexts,omitempty"`
+}
+
+type gateContextJSON struct {
+	Stack []jsonFrame `json:"stack"` // outermost first
+	GateContext
+}
+
+// WriteJSON writes the gate as one JSON object: the verdict ("pass",
+// "fail", "error"), the Summary line, the unit, both inputs, the default
+// threshold, one object per benchmark (old, new, delta_percent, status,
+// the limits that applied, reasons, problems, notes, contexts) and the
+// warnings.
+func (r *GateResult) WriteJSON(w io.Writer) error {
+	j := gateJSON{
+		Verdict:    [...]string{GatePass: "pass", GateFail: "fail", GateErr: "error"}[r.Verdict()],
+		Summary:    r.Summary(),
+		GateResult: r,
+		Rows:       []gateRowJSON{},
+	}
+	for _, row := range r.Rows {
+		jr := gateRowJSON{GateRow: row}
+		for _, c := range row.Contexts {
+			jc := gateContextJSON{Stack: []jsonFrame{}, GateContext: c}
+			for _, f := range c.Stack {
+				jc.Stack = append(jc.Stack, jsonFrame{f.Name, f.File, f.Line})
+			}
+			jr.Contexts = append(jr.Contexts, jc)
+		}
+		j.Rows = append(j.Rows, jr)
+	}
+	b, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
