@@ -84,6 +84,7 @@ func main() {
 			},
 			reportCommand(),
 			compareCommand(),
+			gateCommand(),
 			{
 				Name:  "version",
 				Usage: "print kprof's version and the Go versions it supports",
