@@ -197,10 +197,12 @@ func runGate(c *cli.Context) error {
 		return fail("%v", err)
 	}
 
-	if old.data == nil { // save only
-		if _, err := reports.Gate(newBench, newBench, reports.GateOptions{Config: cfg}); err != nil {
-			return fail("%v", err)
+	if save != "" {
+		if err := checkBaseline(newBench, cfg); err != nil {
+			return fail("%s: not saved as baseline %q: %v", cur.name, save, err)
 		}
+	}
+	if old.data == nil { // save only
 		return saveBaseline(store, save, cur, newProfiles, len(newBench.List), c.Bool("force"))
 	}
 	oldBench, err := reports.ReadBenchmarks(bytes.NewReader(old.data), old.name)
@@ -238,6 +240,21 @@ func runGate(c *cli.Context) error {
 		// also when stdout goes to a file.
 		fmt.Fprintln(os.Stderr, "kprof:", r.Summary())
 		return exitStatus(v)
+	}
+	return nil
+}
+
+// checkBaseline reports whether bs can serve as a baseline: whether the
+// gate can compare it with itself, every benchmark checked.
+func checkBaseline(bs *reports.Benchmarks, cfg *reports.GateConfig) error {
+	r, err := reports.Gate(bs, bs, reports.GateOptions{Config: cfg, Top: -1})
+	if err != nil {
+		return err
+	}
+	for _, row := range r.Rows {
+		if len(row.Problems) > 0 {
+			return fmt.Errorf("%s: %s", row.Name, row.Problems[0])
+		}
 	}
 	return nil
 }

@@ -202,6 +202,10 @@ func testGateBaselines(t *testing.T, bin, root, dir string) {
 			`kprof: no baseline "release" in ` + store + " (saved: main): save one with kprof gate --save-baseline release FILE\n"},
 		{"bad name", []string{"--save-baseline", "../x", "old.txt"}, 2, nil, `kprof: gate: baseline name "../x": use letters`},
 		{"garbage is not saved", []string{"--save-baseline", "junk", "garbage.txt"}, 2, nil, "kprof: garbage.txt: no benchmark results"},
+		{"differing runs are not saved", []string{"--save-baseline", "junk", "countdiffer.txt"}, 2, nil,
+			`kprof: countdiffer.txt: not saved as baseline "junk": BenchmarkFoo: its 3 runs in countdiffer.txt differ (50000, 50000, 50012 instructions/op)`},
+		{"plain output is not saved", []string{"--save-baseline", "junk", "plain.txt"}, 2, nil,
+			`kprof: plain.txt: not saved as baseline "junk": plain.txt: no benchmark reports instructions/op`},
 		{"baseline and two files", []string{"--baseline", "main", "old.txt", "same.txt"}, 2, nil, "kprof: gate: with --baseline, give one file"},
 		{"force without save", []string{"--force", "old.txt", "same.txt"}, 2, nil, "kprof: gate: --force without --save-baseline"},
 		// Compare and save: a ratchet that moves the baseline forward.
