@@ -305,8 +305,8 @@ type GateResult struct {
 	// Threshold is the default threshold; rows say which one applied.
 	Threshold Percent   `json:"threshold"`
 	Rows      []GateRow `json:"benchmarks"`
-	// Warnings do not fail the gate: configuration rules that match no
-	// benchmark, profiles of different metrics, ….
+	// Warnings do not fail the gate, such as configuration rules that
+	// match no benchmark.
 	Warnings []string `json:"warnings"`
 	// Regressions, Improvements and Errors count the rows of each kind
 	// (a row with problems counts as an error, whatever its status).
@@ -329,7 +329,7 @@ func (r *GateResult) Verdict() int {
 	return GatePass
 }
 
-// Gate compares the benchmarks of new with those of old in the
+// Gate compares the benchmarks of after with those of before in the
 // configured unit (default instructions/op) and checks each against its
 // limits:
 //
@@ -355,9 +355,9 @@ func (r *GateResult) Verdict() int {
 // iteration count of the benchmark's first run).
 //
 // Gate returns an error, and no result, only when a whole input is
-// unusable: neither side's benchmarks report the unit, or the
-// configuration is invalid.
-func Gate(old, new *Benchmarks, opts GateOptions) (*GateResult, error) {
+// unusable (no benchmark of it reports the unit) or the configuration is
+// invalid.
+func Gate(before, after *Benchmarks, opts GateOptions) (*GateResult, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		cfg = &GateConfig{}
@@ -366,7 +366,7 @@ func Gate(old, new *Benchmarks, opts GateOptions) (*GateResult, error) {
 		return nil, err
 	}
 	unit := cfg.unit()
-	for _, bs := range []*Benchmarks{old, new} {
+	for _, bs := range []*Benchmarks{before, after} {
 		if !hasUnit(bs, unit) {
 			hint := ""
 			if unit == UnitInstructions {
@@ -376,28 +376,28 @@ func Gate(old, new *Benchmarks, opts GateOptions) (*GateResult, error) {
 		}
 	}
 	r := &GateResult{
-		Unit: unit, Exact: old.Exact(unit) && new.Exact(unit),
-		Old: old.Name, New: new.Name, Threshold: cfg.threshold(),
+		Unit: unit, Exact: before.Exact(unit) && after.Exact(unit),
+		Old: before.Name, New: after.Name, Threshold: cfg.threshold(),
 		Warnings: []string{},
 	}
-	better := new.better(unit)
+	better := after.better(unit)
 
 	type key struct{ pkg, name string }
 	olds := map[key]*Benchmark{}
-	for _, b := range old.List {
+	for _, b := range before.List {
 		olds[key{b.Package, b.Name}] = b
 	}
 	news := map[key]*Benchmark{}
-	for _, b := range new.List {
+	for _, b := range after.List {
 		news[key{b.Package, b.Name}] = b
 	}
-	// Old's order, then what only new has: the table reads like the
+	// Before's order, then what only after has: the table reads like the
 	// benchmark output.
 	var order []key
-	for _, b := range old.List {
+	for _, b := range before.List {
 		order = append(order, key{b.Package, b.Name})
 	}
-	for _, b := range new.List {
+	for _, b := range after.List {
 		if k := (key{b.Package, b.Name}); olds[k] == nil {
 			order = append(order, k)
 		}
@@ -417,8 +417,8 @@ func Gate(old, new *Benchmarks, opts GateOptions) (*GateResult, error) {
 		row := GateRow{Package: k.pkg, Name: k.name}
 		lim := cfg.limits(k.name, used)
 		row.Threshold, row.Max, row.Min = lim.threshold, lim.max, lim.min
-		ov, oerr := gateValue(ob, old, unit, r.Exact)
-		nv, nerr := gateValue(nb, new, unit, r.Exact)
+		ov, oerr := gateValue(ob, before, unit, r.Exact)
+		nv, nerr := gateValue(nb, after, unit, r.Exact)
 		row.Old, row.New = ov, nv
 		switch {
 		case ob == nil && cfg.AllowMissing:
@@ -426,10 +426,10 @@ func Gate(old, new *Benchmarks, opts GateOptions) (*GateResult, error) {
 		case nb == nil && cfg.AllowMissing:
 			row.Status = GateRemoved
 		case ob == nil:
-			row.Problems = append(row.Problems, fmt.Sprintf("not in %s (a new benchmark?)", old.Name))
+			row.Problems = append(row.Problems, fmt.Sprintf("not in %s (a new benchmark?)", before.Name))
 			r.missing = true
 		case nb == nil:
-			row.Problems = append(row.Problems, fmt.Sprintf("not in %s (did it fail? renamed? removed?)", new.Name))
+			row.Problems = append(row.Problems, fmt.Sprintf("not in %s (did it fail? renamed? removed?)", after.Name))
 			r.missing = true
 		}
 		for _, err := range []error{oerr, nerr} {
