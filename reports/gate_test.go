@@ -514,3 +514,23 @@ func checkInOrder(t *testing.T, out string, want []string) {
 		rest = rest[i+len(w):]
 	}
 }
+
+func TestGateSummaryFewNames(t *testing.T) {
+	var input strings.Builder
+	var after strings.Builder
+	for _, n := range []string{"A", "B", "C", "D", "E"} {
+		input.WriteString("Benchmark" + n + "\t10\t100 instructions/op\n")
+		after.WriteString("Benchmark" + n + "\t10\t200 instructions/op\n")
+	}
+	before, _ := ReadBenchmarks(strings.NewReader(input.String()), "old")
+	now, _ := ReadBenchmarks(strings.NewReader(after.String()), "new")
+	r, err := Gate(before, now, GateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "gate FAILED: 5 of 5 benchmarks regressed: BenchmarkA +100.00% beyond the 1% threshold; " +
+		"BenchmarkB +100.00% beyond the 1% threshold; BenchmarkC +100.00% beyond the 1% threshold; and 2 more"
+	if got := r.Summary(); got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}

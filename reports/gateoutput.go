@@ -28,24 +28,35 @@ func (r *GateResult) Summary() string {
 		}
 	}
 	n := len(r.Rows)
+	regressed, errs = firstFew(regressed), firstFew(errs)
 	switch r.Verdict() {
 	case GateErr:
 		s := fmt.Sprintf("gate ERROR: %d of %d benchmarks could not be checked: %s", r.Errors, n, strings.Join(errs, "; "))
-		if len(regressed) > 0 {
-			s += fmt.Sprintf("; %d regressed: %s", len(regressed), strings.Join(regressed, "; "))
+		if r.Regressions > 0 {
+			s += fmt.Sprintf("; %d regressed: %s", r.Regressions, strings.Join(regressed, "; "))
 		}
 		if r.missing {
 			s += "; allow_missing in the configuration or --allow-missing accepts benchmarks on one side only"
 		}
 		return s
 	case GateFail:
-		return fmt.Sprintf("gate FAILED: %d of %d benchmarks regressed: %s", len(regressed), n, strings.Join(regressed, "; "))
+		return fmt.Sprintf("gate FAILED: %d of %d benchmarks regressed: %s", r.Regressions, n, strings.Join(regressed, "; "))
 	}
 	s := fmt.Sprintf("gate passed: %d %s within limits", n, plural(n, "benchmark", "benchmarks"))
 	if r.Improvements > 0 {
 		s += fmt.Sprintf(", %d improved", r.Improvements)
 	}
 	return s
+}
+
+// firstFew keeps a summary line readable: the first three items, then
+// how many more there are.
+func firstFew(items []string) []string {
+	const few = 3
+	if len(items) <= few+1 {
+		return items
+	}
+	return append(items[:few:few], fmt.Sprintf("and %d more", len(items)-few))
 }
 
 func plural(n int, one, many string) string {
