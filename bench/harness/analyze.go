@@ -1,0 +1,270 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/kprof/kprof/overlap"
+)
+
+// Results is everything a report is made from; raw.json holds it.
+type Results struct {
+	Date          string
+	Command       string
+	Commit        string
+	Quick         bool
+	Runs          int
+	PprofRuns     int
+	N             string // "" when each workload ran at its default size
+	Granularities []int64
+	Jitter        int64
+	Rates         []int
+	Machine       Machine
+	GoVersion     string
+	Elapsed       string
+	Workloads     []*Workload
+}
+
+// Machine is where the measurements ran.
+type Machine struct {
+	CPU      string
+	Cores    int
+	OS, Arch string
+}
+
+// Workload holds one workload's measurements.
+type Workload struct {
+	Name     string
+	Checksum string // the line every run printed
+	// Exact profile: instructions counted, in contexts, and contexts.
+	ExactTotal    int64
+	ExactContexts int64
+	ExactSize     int
+	// ExactRepeat is the overlap of the first two exact-mode runs' profiles
+	// (100 for a deterministic program).
+	ExactRepeat float64
+	// ExactSelf is the exact profile's overlap with itself: 100 unless the
+	// measure is broken.
+	ExactSelf  float64
+	Constant   []Accuracy // per granularity, KPROF_JITTER=0
+	Randomised []Accuracy // per granularity, R = Jitter
+	// Times[config] are the timed runs, in round order: configs "plain",
+	// "off", "g<granularity>" (randomised), "exact", "pprof<hz>".
+	Times map[string][]Timing
+	Pprof []PprofResult // per rate
+}
+
+// Accuracy compares one sampled profile with the exact one.
+type Accuracy struct {
+	Granularity int64
+	Samples     int64
+	Overlap     float64 // overlap.Contexts with the exact profile
+	FlatOverlap float64 // overlap.Functions with the exact profile
+	// DeltaB is δb of the instructions in the profile's contexts (b_approx)
+	// against the exact total; DeltaBTotal of the profile's own total.
+	DeltaB, DeltaBTotal float64
+	Size                int     // calling contexts
+	RelSize             float64 // Size as a percentage of the exact profile's
+	// Repeat is the overlap of this setting's first two timed runs
+	// (randomised only; 100 for a deterministic program).
+	Repeat    float64
+	Identical bool // the two runs' profiles are equal
+}
+
+// Timing is one run's wall-clock and CPU (user + system) time in seconds.
+type Timing struct {
+	Wall, CPU float64
+}
+
+// PprofResult is runtime/pprof at one rate.
+type PprofResult struct {
+	Hz int
+	// Samples is the mean number of samples in a timed run's profile;
+	// Dropped the mean number with no instrumented frame.
+	Samples, Dropped float64
+	Contexts         float64 // mean calling contexts of a timed run's profile
+	RunToRun         float64 // mean overlap over all pairs of timed runs
+	VsMerged         float64 // mean overlap of a timed run with the merged reference
+	MergedSamples    int64
+}
+
+func (h *harness) analyze(name string, grans []int64) (*Workload, error) {
+	w := &Workload{Name: name, Checksum: h.checksum[name], Times: h.times[name]}
+	exact, err := overlap.ParseFile(h.profPath(name, cfgExact, 1))
+	if err != nil {
+		return nil, err
+	}
+	exact2, err := overlap.ParseFile(h.profPath(name, cfgExact, 2))
+	if err != nil {
+		return nil, err
+	}
+	w.ExactTotal = exact.TotalInstructions
+	w.ExactContexts = exact.SumInstructions()
+	w.ExactSize = overlap.Size(exact)
+	w.ExactRepeat = overlap.Contexts(exact, exact2)
+	w.ExactSelf = overlap.Contexts(exact, exact.Copy())
+	compare := func(p *overlap.Profile, g int64) Accuracy {
+		a := Accuracy{
+			Granularity: g,
+			Samples:     p.TotalSamples,
+			Overlap:     overlap.Contexts(exact, p),
+			FlatOverlap: overlap.Functions(exact, p),
+			DeltaB:      overlap.DeltaB(p.SumInstructions(), exact.TotalInstructions),
+			DeltaBTotal: overlap.DeltaB(p.TotalInstructions, exact.TotalInstructions),
+			Size:        overlap.Size(p),
+		}
+		a.RelSize = 100 * float64(a.Size) / float64(max(w.ExactSize, 1))
+		return a
+	}
+	for _, g := range grans {
+		c, err := overlap.ParseFile(h.profPath(name, fmt.Sprintf("c%d", g), 1))
+		if err != nil {
+			return nil, err
+		}
+		w.Constant = append(w.Constant, compare(c, g))
+		r1, err := overlap.ParseFile(h.profPath(name, cfgSample(g), 1))
+		if err != nil {
+			return nil, err
+		}
+		r2, err := overlap.ParseFile(h.profPath(name, cfgSample(g), 2))
+		if err != nil {
+			return nil, err
+		}
+		a := compare(r1, g)
+		a.Repeat = overlap.Contexts(r1, r2)
+		a.Identical = equalFiles(h.profPath(name, cfgSample(g), 1), h.profPath(name, cfgSample(g), 2))
+		w.Randomised = append(w.Randomised, a)
+	}
+	for _, hz := range PprofRates {
+		pr, err := h.analyzePprof(name, hz)
+		if err != nil {
+			return nil, err
+		}
+		w.Pprof = append(w.Pprof, pr)
+	}
+	return w, nil
+}
+
+func equalFiles(a, b string) bool {
+	x, err1 := os.ReadFile(a)
+	y, err2 := os.ReadFile(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+func (h *harness) readPprof(name string, hz int, path string) (*overlap.Profile, pprofStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, pprofStats{}, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, pprofStats{}, fmt.Errorf("%s: %w", path, err)
+	}
+	// The workload sets the rate before runtime/pprof asks for 100 Hz (see
+	// bench/workloads/internal/cpuprofile): the period shows which won.
+	if want := int64(1e9 / hz); p.Period != want {
+		return nil, pprofStats{}, fmt.Errorf("%s: period %d ns, want %d ns (%d Hz)", path, p.Period, want, hz)
+	}
+	return fromPprof(p, h.filter, name)
+}
+
+func (h *harness) analyzePprof(name string, hz int) (PprofResult, error) {
+	res := PprofResult{Hz: hz}
+	var runs, refs []*overlap.Profile
+	for r := 1; r <= h.cfg.Runs; r++ {
+		p, st, err := h.readPprof(name, hz, h.profPath(name, cfgPprof(hz), r))
+		if err != nil {
+			return res, err
+		}
+		runs = append(runs, p)
+		res.Samples += float64(st.Samples) / float64(h.cfg.Runs)
+		res.Dropped += float64(st.Dropped) / float64(h.cfg.Runs)
+		res.Contexts += float64(overlap.Size(p)) / float64(h.cfg.Runs)
+	}
+	for i := 1; i <= h.cfg.PprofRuns; i++ {
+		p, _, err := h.readPprof(name, hz, h.profPath(name, "ref"+cfgPprof(hz), i))
+		if err != nil {
+			return res, err
+		}
+		refs = append(refs, p)
+	}
+	merged, err := overlap.Merge(refs...)
+	if err != nil {
+		return res, err
+	}
+	res.MergedSamples = merged.TotalSamples
+	var pairs []float64
+	for i := range runs {
+		for j := i + 1; j < len(runs); j++ {
+			pairs = append(pairs, overlap.Contexts(runs[i], runs[j]))
+		}
+	}
+	res.RunToRun = mean(pairs)
+	var vs []float64
+	for _, p := range runs {
+		vs = append(vs, overlap.Contexts(p, merged))
+	}
+	res.VsMerged = mean(vs)
+	return res, nil
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Sorted(slices.Values(xs))
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// geomean returns the geometric mean of xs, which must be positive; NaN
+// for none.
+func geomean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(xs)))
+}
+
+// medianTime returns the median wall (or CPU) time of w's runs of config.
+func (w *Workload) medianTime(config string, cpu bool) float64 {
+	var xs []float64
+	for _, t := range w.Times[config] {
+		if cpu {
+			xs = append(xs, t.CPU)
+		} else {
+			xs = append(xs, t.Wall)
+		}
+	}
+	return median(xs)
+}
+
+// Slowdown returns the median time of config over the plain build's.
+func (w *Workload) Slowdown(config string, cpu bool) float64 {
+	return w.medianTime(config, cpu) / w.medianTime(cfgPlain, cpu)
+}
