@@ -273,6 +273,7 @@ func slowdownPlots(res *Results) ([][]*plot.Plot, error) {
 	if err := hline(p, "No Prof. (geo. mean)", geomeanSlowdowns(res, cfgOff), xs, black); err != nil {
 		return nil, err
 	}
+	p.Y.Min = min(p.Y.Min, 1) // the plain build
 	legendAbove(p, len(res.Workloads)+2)
 	return [][]*plot.Plot{{p}}, nil
 }
@@ -319,6 +320,7 @@ func summaryPlots(res *Results) ([][]*plot.Plot, error) {
 	if err := hline(slow, "target at g=10000: 1.25", 1.25, xs, colour(2)); err != nil {
 		return nil, err
 	}
+	slow.Y.Min = min(slow.Y.Min, 1)
 	legendAbove(slow, 3)
 	legendAbove(size, 2)
 	return [][]*plot.Plot{{acc}, {size}, {slow}}, nil
@@ -396,7 +398,7 @@ func pprofPlots(res *Results) ([][]*plot.Plot, error) {
 		return nil, err
 	}
 	slow.NominalX(labels...)
-	slow.Legend.Top = true
+	legendAbove(slow, 3)
 	slow.X.Tick.Label.Rotation = 0.6
 	slow.X.Tick.Label.XAlign = draw.XRight
 	return [][]*plot.Plot{{acc, slow}}, nil
