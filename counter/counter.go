@@ -57,7 +57,8 @@ func Install(a Agent) {
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.
 	s := st()
-	s.Gran, s.Count, s.Known = 0, 0, false
+	endPeriod(s, 0)
+	s.Known = false
 	setGoexitHook(goexit)
 }
 

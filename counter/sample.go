@@ -42,22 +42,29 @@ type CallCounter interface {
 
 func sample(self, callee *Func) {
 	s := st()
-	if s.InAgent || agent == nil || !onUserStack() {
-		// Inside the agent, with profiling off, or on a system stack (g0
-		// runs timer and GC code): no sample.
+	if s.InAgent {
+		// Agent code the agent's own instrumented callees run: not
+		// counted, no sample (the outer sample resets the period).
 		s.Count = never
-		if agent == nil && !off && !s.InAgent && onUserStack() {
+		return
+	}
+	if agent == nil || !onUserStack() {
+		// With profiling off, or on a system stack (g0 runs timer and GC
+		// code): no sample; the period ends.
+		endPeriod(s, never)
+		if agent == nil && !off && onUserStack() {
 			// Before the agent is installed (package initialization):
 			// look again later; what ran so far is not profiled. The
 			// stack buffer is made now so that no push is lost.
-			s.Gran, s.Count, s.Known = early, early, true
+			endPeriod(s, early)
+			s.Known = true
 			if s.Stack == nil {
 				grow(s, 0)
 			}
 		}
 		return
 	}
-	s.InAgent = true
+	enterAgent(s)
 	if s.Stack == nil {
 		grow(s, 0)
 	}
@@ -102,9 +109,32 @@ func sample(self, callee *Func) {
 	if g < 0 {
 		g = never
 	}
+	s.Done += n
 	s.Gran, s.Count = g, g
 	s.InAgent = false
 }
+
+// endPeriod adds the instructions counted since the last sample to those
+// the goroutine has executed and starts a new period of g.
+func endPeriod(s *state, g int64) {
+	s.Done += s.Gran - s.Count
+	s.Gran, s.Count = g, g
+}
+
+// enterAgent marks the goroutine as running the agent. What it has
+// executed is frozen first: package testing may read it from another
+// goroutine meanwhile (Executed).
+func enterAgent(s *state) {
+	s.Frozen = s.Done + s.Gran - s.Count
+	s.InAgent = true
+}
+
+// Executed returns the number of instructions all goroutines have executed
+// so far in instrumented code, whether or not sampled (agent code and
+// package initialization before the agent is installed excluded). It is
+// exact when every other goroutine is blocked or has ended: package
+// testing reads it to count a benchmark's instructions per operation.
+func Executed() int64 { return executed() }
 
 // grow enlarges the stack buffer to hold at least d entries; entries the
 // buffer could not hold are unknown until pushed again.
@@ -132,7 +162,7 @@ func goexit() {
 		return
 	}
 	n := s.Gran - s.Count
-	s.InAgent = true
+	enterAgent(s)
 	agent.Exit(n)
 	s.InAgent = false
 }
@@ -165,14 +195,36 @@ func Local() *unsafe.Pointer { return &st().Local }
 // not fire and what it runs is not counted until the returned function is
 // called. The agent uses it for work outside Sample (writing the profile).
 func Enter() (leave func()) {
+	p := Suspend()
+	return func() { Resume(p) }
+}
+
+// Paused is what Resume needs to continue counting.
+type Paused struct {
+	count   int64
+	inAgent bool
+}
+
+// Suspend stops counting on the calling goroutine until Resume: its checks
+// do not fire and what it runs is not counted. Package testing suspends
+// counting around its own synchronisation and clock readings, so that a
+// benchmark's instructions/op holds the code under test alone.
+func Suspend() Paused {
 	s := st()
-	was, count := s.InAgent, s.Count
-	s.InAgent = true
-	s.Count = never
-	return func() {
-		s := st()
-		s.InAgent, s.Count = was, count
+	p := Paused{s.Count, s.InAgent}
+	if !p.inAgent {
+		enterAgent(s)
 	}
+	s.Count = never
+	return p
+}
+
+// Resume continues counting where Suspend stopped it.
+func Resume(p Paused) {
+	s := st()
+	// Count first: while InAgent is set, Executed reads Frozen.
+	s.Count = p.count
+	s.InAgent = p.inAgent
 }
 
 // AtExit runs f when the program exits: main returns or os.Exit. The
@@ -181,8 +233,7 @@ func Enter() (leave func()) {
 func AtExit(f func()) {
 	addExitHook(func() {
 		goexit()
-		s := st()
-		s.Count = s.Gran
+		endPeriod(st(), st().Gran)
 		f()
 	})
 }

@@ -20,3 +20,4 @@ func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) { runtime.KprofForEa
 func onUserStack() bool                                     { return runtime.KprofOnUserStack() }
 func setGoexitHook(f func())                                { runtime.KprofSetGoexitHook(f) }
 func addExitHook(f func())                                  { runtime.KprofAddExitHook(f) }
+func executed() int64                                       { return runtime.KprofExecuted() }

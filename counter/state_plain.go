@@ -16,6 +16,8 @@ type state struct {
 	Known   bool
 	Stack   []uintptr
 	Local   unsafe.Pointer
+	Done    int64
+	Frozen  int64
 }
 
 var plain state
@@ -28,3 +30,9 @@ func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) {}
 func onUserStack() bool                                     { return true }
 func setGoexitHook(f func())                                {}
 func addExitHook(f func())                                  {}
+func executed() int64 {
+	if plain.InAgent {
+		return plain.Frozen
+	}
+	return plain.Done + plain.Gran - plain.Count
+}

@@ -33,6 +33,37 @@ type KprofGState struct {
 	Known   bool           // registered with the agent
 	Stack   []uintptr      // reified stack: addresses of counter.Func
 	Local   unsafe.Pointer // the agent's per-goroutine state
+	Done    int64          // instructions of periods that have ended (reported or not)
+	Frozen  int64          // instructions executed when the agent was entered
+}
+
+// executed is the number of instructions the goroutine has run: its ended
+// periods and the current one; while the agent runs, what it had run when
+// the agent was entered.
+func (k *KprofGState) executed() int64 {
+	if k.InAgent {
+		return k.Frozen
+	}
+	return k.Done + k.Gran - k.Count
+}
+
+// kprofRetired sums what goroutines that have exited executed; allglock
+// guards it.
+var kprofRetired int64
+
+// KprofExecuted returns the number of instructions all goroutines have
+// executed so far. It is exact when the other goroutines are not running
+// (blocked, or ended); it locks the runtime's list of goroutines.
+func KprofExecuted() int64 {
+	lock(&allglock)
+	n := kprofRetired
+	for _, gp := range allgs {
+		if readgstatus(gp) != _Gdead {
+			n += gp.kprof.executed()
+		}
+	}
+	unlock(&allglock)
+	return n
 }
 
 var kprofGoexitHook func()
@@ -81,6 +112,7 @@ func KprofForEachOther(f func(stack []uintptr, n int64, local unsafe.Pointer)) {
 		if n <= 0 {
 			return
 		}
+		k.Done += n
 		k.Count = k.Gran
 		d := k.Depth
 		if d > len(k.Stack) {
@@ -96,7 +128,12 @@ func kprofGoexit() {
 	}
 	gp := getg()
 	k := &gp.kprof
-	k.Count, k.Gran, k.Depth, k.InAgent, k.Known, k.Local = 0, 0, 0, false, false, nil
+	// Retiring its count and clearing the state is one step for
+	// KprofExecuted, which may run at the same time.
+	lock(&allglock)
+	kprofRetired += k.executed()
+	k.Count, k.Gran, k.Depth, k.InAgent, k.Known, k.Local, k.Done = 0, 0, 0, false, false, nil, 0
+	unlock(&allglock)
 	if raceenabled {
 		racereleasemergeg(gp, unsafe.Pointer(k))
 	}

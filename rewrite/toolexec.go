@@ -155,6 +155,12 @@ func (cfg *Config) Instrumented(path string) bool {
 	if strings.HasPrefix(path, "github.com/kprof/kprof/") || path == cfg.Agent {
 		return false // kprof's own linked-in packages and the agent
 	}
+	if path == "testing" {
+		// The test harness: profiles of tests start at the test
+		// function, and a benchmark's instructions/op counts the code
+		// under test alone.
+		return false
+	}
 	if path == "os/signal" {
 		// The agent handles SIGINT/SIGTERM with it: its goroutine runs
 		// whenever the scheduler gets to it, so counting it would make
@@ -231,10 +237,23 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 		}
 		return append(args[:first:first], nf...), nil
 	}
+	importcfg, _ := flagValue(args, "-importcfg")
+	if pkgPath == "testing" {
+		nf, err := patchTesting(files, workDir, cfg.GoVersion)
+		if err != nil {
+			return nil, err
+		}
+		nc, err := extendImportcfg(importcfg, filepath.Join(workDir, "importcfg"), cfg.Exports, []string{CounterPath})
+		if err != nil {
+			return nil, err
+		}
+		args = append(args[:first:first], nf...)
+		setFlag(args, "-importcfg", nc)
+		return args, nil
+	}
 	if len(files) == 0 || !cfg.Instrumented(pkgPath) {
 		return args, nil
 	}
-	importcfg, _ := flagValue(args, "-importcfg")
 	lang, _ := flagValue(args, "-lang")
 	isMain := pkgPath == "main"
 	newFiles, approx, err := instrumentFiles(cfg, pkgPath, files, importcfg, lang, isMain, workDir)

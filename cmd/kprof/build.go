@@ -134,6 +134,9 @@ func runGo(verb string, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if verb == "test" {
+		goArgs = fixedBenchtime(goArgs)
+	}
 	// One go env call for everything the build depends on.
 	envOut, err := goOutput("", nil, "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64")
 	if err != nil {
@@ -428,4 +431,29 @@ func savePrebuilt(path string, cfg *rewrite.Config) {
 	if os.WriteFile(tmp, data, 0o666) == nil {
 		os.Rename(tmp, path) // best effort: a failure only costs the next build time
 	}
+}
+
+// DefaultBenchtime is the iteration count kprof test gives benchmarks when
+// -benchtime is not set: a count fixed in advance (instead of go test's
+// one second) keeps instructions/op the same on every run even for
+// benchmarks whose work per operation changes with b.N.
+const DefaultBenchtime = "100x"
+
+// fixedBenchtime adds -benchtime=DefaultBenchtime to go test arguments
+// that run benchmarks without choosing a -benchtime.
+func fixedBenchtime(args []string) []string {
+	bench := false
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "bench", "test.bench":
+			bench = true
+		case "benchtime", "test.benchtime":
+			return args
+		}
+	}
+	if !bench {
+		return args
+	}
+	return append([]string{"-benchtime=" + DefaultBenchtime}, args...)
 }

@@ -52,6 +52,18 @@ SIGINT/SIGTERM. Run-time settings (no rebuild needed):
    KPROF_MODE=sample|exact|off  KPROF_GRAN=10000  KPROF_JITTER=100
    KPROF_SEED=1  KPROF_OUT=<program>.kprof`
 
+const benchHelp = `Benchmarks (-bench) report an extra metric, instructions/op: the exact
+number of instructions executed per operation by all goroutines while the
+benchmark timer runs (the body of a b.Loop loop; for a b.N loop, the
+difference between its b.N run and its first run of one iteration, which
+leaves out the code around the loop). The header line
+"Unit instructions/op assume=exact" tells benchstat the metric has no noise.
+Without -benchtime, kprof test runs every benchmark a fixed ` + DefaultBenchtime + `
+iterations, so that the figure is the same on every run even when a
+benchmark's work per operation depends on b.N; for a benchmark whose work
+per operation does not change, any -benchtime gives the same figure. The
+package testing itself is not instrumented.`
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "toolexec" {
 		cfg, err := rewrite.ReadConfig()
@@ -78,7 +90,7 @@ func main() {
 				Name:            "test",
 				Usage:           "test packages with instruction counting (go test flags accepted)",
 				ArgsUsage:       "[test flags] [packages]",
-				Description:     buildHelp + "\n\nEach test binary writes <package>.test.kprof in the current directory.",
+				Description:     buildHelp + "\n\nEach test binary writes <package>.test.kprof in the current directory.\n\n" + benchHelp,
 				SkipFlagParsing: true,
 				Action:          func(c *cli.Context) error { return runGo("test", c.Args().Slice()) },
 			},

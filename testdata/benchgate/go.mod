@@ -1,0 +1,3 @@
+module example.com/benchgate
+
+go 1.26.8
