@@ -158,4 +158,3 @@ func TestBenchGate(t *testing.T) {
 		t.Errorf("regressions named: %v, want BenchmarkLoop alone\n%s", regressed, out)
 	}
 }
-
