@@ -8,6 +8,8 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 )
 
 // SupportedGo names the Go versions whose runtime the patch fits.
@@ -35,6 +37,102 @@ type KprofGState struct {
 	Local   unsafe.Pointer // the agent's per-goroutine state
 	Done    int64          // instructions of periods that have ended (reported or not)
 	Frozen  int64          // instructions executed when the agent was entered
+	Rand    uint64         // deterministic mode: the goroutine's random stream
+	Pool    [KprofPoolCap]KprofPoolItem
+}
+
+// Deterministic mode (kprof build without -nondeterministic) removes the
+// randomness Go injects into code kprof counts; see package rewrite's
+// documentation, "Deterministic mode".
+//
+// - The process seed is a constant, and hashing does not use AES (whose
+//   availability differs between machines).
+// - rand(), which seeds maps, starts map iteration, hashes NaNs and seeds
+//   hash/maphash, math/rand and sync.Map, draws from a stream of the
+//   running goroutine, seeded when it is created from its creator's stream
+//   (goroutines the runtime creates from g0 start from a constant), so
+//   that a goroutine's draws do not depend on what other goroutines did.
+// - select picks among ready cases with the goroutine's stream: uniform,
+//   so still fair.
+// - sync.Pool keeps items per goroutine (KprofPoolCache) instead of per P,
+//   and only a GC the program asks for (runtime.GC) ages them out.
+
+// KprofPoolCap is the number of sync.Pool items a goroutine keeps.
+const KprofPoolCap = 8
+
+// KprofPoolItem is an item a goroutine put in a sync.Pool.
+type KprofPoolItem struct {
+	Pool    unsafe.Pointer // the *sync.Pool
+	X       any
+	Private bool // the pool's private item (sync.Pool returns it first)
+	Age     uint8
+}
+
+// KprofPoolCache returns the running goroutine's sync.Pool items.
+func KprofPoolCache() *[KprofPoolCap]KprofPoolItem { return &getg().kprof.Pool }
+
+// kprofPoolGC ages every goroutine's pool items at a GC the program asked
+// for, as sync.Pool's victim cache does: an item survives one. The world
+// is stopped.
+func kprofPoolGC() {
+	forEachG(func(gp *g) {
+		c := &gp.kprof.Pool
+		n := 0
+		for _, it := range c {
+			if it.Pool != nil && it.Age == 0 {
+				it.Age = 1
+				c[n] = it
+				n++
+			}
+		}
+		for i := n; i < len(c); i++ {
+			c[i] = KprofPoolItem{}
+		}
+	})
+}
+
+// kprofRand steps a goroutine's random stream (SplitMix64).
+//
+//go:nosplit
+func kprofRand(k *KprofGState) uint64 {
+	k.Rand += 0x9e3779b97f4a7c15
+	z := k.Rand
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// kprofUserRand draws from the running goroutine's stream; false on g0 and
+// the signal stack (runtime-internal uses keep the M's stream).
+//
+//go:nosplit
+func kprofUserRand() (uint64, bool) {
+	gp := getg()
+	if gp.m == nil || gp != gp.m.curg {
+		return 0, false
+	}
+	return kprofRand(&gp.kprof), true
+}
+
+// kprofSeed is the first state of a new goroutine's stream: a draw from
+// its creator's, or a constant for goroutines made on g0 and for the
+// runtime's own (the GC's workers start from whichever goroutine
+// triggers a collection: they must not draw from its stream).
+func kprofSeed(creator, newg *g) uint64 {
+	if creator != nil && creator.m != nil && creator == creator.m.curg && !isSystemGoroutine(newg, false) {
+		return kprofRand(&creator.kprof)
+	}
+	return 0x6b70726f66 // "kprof"
+}
+
+// kprofSelectn picks a ready select case.
+func kprofSelectn(n uint32) uint32 {
+	if kprofDet {
+		if x, ok := kprofUserRand(); ok {
+			return uint32((uint64(uint32(x)) * uint64(n)) >> 32)
+		}
+	}
+	return cheaprandn(n)
 }
 
 // executed is the number of instructions the goroutine has run: its ended
@@ -133,6 +231,7 @@ func kprofGoexit() {
 	lock(&allglock)
 	kprofRetired += k.executed()
 	k.Count, k.Gran, k.Depth, k.InAgent, k.Known, k.Local, k.Done = 0, 0, 0, false, false, nil, 0
+	k.Pool = [KprofPoolCap]KprofPoolItem{}
 	unlock(&allglock)
 	if raceenabled {
 		racereleasemergeg(gp, unsafe.Pointer(k))
@@ -140,47 +239,71 @@ func kprofGoexit() {
 }
 `
 
+// runtimeEdits are the changes to the runtime's files. Every edit keeps
+// the line count, so that positions in the runtime stay those of its
+// source. The deterministic-mode ones are guarded by kprofDet.
+var runtimeEdits = map[string][]edit{
+	"proc.go": {
+		{"\nfunc goexit1() {\n", "\nfunc goexit1() { kprofGoexit()\n"},
+		// A g is reused by later goroutines: under the race detector,
+		// each one's kprof state happens after the previous owner's
+		// (kprofGoexit releases it).
+		{"\t\tnewg.raceignore = 0\n", "\t\tnewg.raceignore = 0; raceacquireg(newg, unsafe.Pointer(&newg.kprof))\n"},
+		{"\tnewg.startpc = fn.fn\n", "\tnewg.startpc = fn.fn; newg.kprof.Rand = kprofSeed(callergp, newg)\n"},
+	},
+	"rand.go": {
+		{"\tglobalRand.state.Init(*seed)\n", "\tif kprofDet { for i := range seed { seed[i] = byte(i) ^ 0x6b } }; globalRand.state.Init(*seed)\n"},
+		{"func rand() uint64 {\n", "func rand() uint64 { if kprofDet { if x, ok := kprofUserRand(); ok { return x } }\n"},
+	},
+	"alg.go": {
+		{"func alginit() {\n", "func alginit() { if kprofDet { for i := range hashkey { hashkey[i] = uintptr(bootstrapRand()) }; return }\n"},
+	},
+	"select.go": {
+		{"\t\tj := cheaprandn(uint32(norder + 1))\n", "\t\tj := kprofSelectn(uint32(norder + 1))\n"},
+	},
+	"mgc.go": {
+		{"\tclearpools()\n", "\tclearpools(); if kprofDet && trigger.kind == gcTriggerCycle { kprofPoolGC() }\n"},
+	},
+}
+
+// edit replaces old, which must occur exactly once, by new.
+type edit struct{ old, new string }
+
+// applyEdits applies edits to src; what returns the error for a source
+// that does not have the expected shape.
+func applyEdits(src []byte, file string, edits []edit, what func(string) error) ([]byte, error) {
+	for _, e := range edits {
+		if bytes.Count(src, []byte(e.old)) != 1 {
+			return nil, what(fmt.Sprintf("%s: %q", file, strings.TrimSpace(e.old)))
+		}
+		src = bytes.Replace(src, []byte(e.old), []byte(e.new), 1)
+	}
+	return src, nil
+}
+
+// writePatched writes the patched copy of file to workDir. A //line
+// directive keeps the original name and line numbers.
+func writePatched(workDir, file string, src []byte) (string, error) {
+	src = append([]byte(fmt.Sprintf("//line %s:1:1\n", file)), src...)
+	nf := filepath.Join(workDir, filepath.Base(file))
+	return nf, os.WriteFile(nf, src, 0o666)
+}
+
 // patchRuntime rewrites the compile step of package runtime: runtime.g
-// gets the kprof field, goroutine exit calls kprofGoexit, and kprof.go is
+// gets the kprof field, goroutine exit calls kprofGoexit, the sources of
+// randomness go through deterministic mode's switch, and kprof's file is
 // added. It returns the new list of Go files. It fails closed: a runtime
 // whose source does not have the expected shape gets a clear error.
-func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
+func patchRuntime(files []string, workDir, goVersion string, deterministic bool) ([]string, error) {
 	unsupported := func(what string) error {
 		return fmt.Errorf("kprof: the runtime of %s does not have the shape kprof patches (%s); kprof supports %s.x only", goVersion, what, SupportedGo)
 	}
 	done := make(map[string]bool)
 	out := make([]string, 0, len(files)+1)
 	for _, f := range files {
-		var patch func([]byte) ([]byte, error)
-		switch filepath.Base(f) {
-		case "runtime2.go":
-			// The field goes last: the compiler and the assembly know the
-			// offsets of g's first fields.
-			patch = func(src []byte) ([]byte, error) {
-				end, err := structEnd(f, src, "g")
-				if err != nil {
-					return nil, unsupported(err.Error())
-				}
-				field := "\tkprof KprofGState // kprof: per-goroutine instruction counter and reified stack\n"
-				return append(src[:end:end], append([]byte(field), src[end:]...)...), nil
-			}
-		case "proc.go":
-			patch = func(src []byte) ([]byte, error) {
-				const old = "\nfunc goexit1() {\n"
-				if bytes.Count(src, []byte(old)) != 1 {
-					return nil, unsupported("proc.go: func goexit1")
-				}
-				src = bytes.Replace(src, []byte(old), []byte(old+"\tkprofGoexit()\n"), 1)
-				// A g is reused by later goroutines: under the race
-				// detector, each one's kprof state happens after the
-				// previous owner's (kprofGoexit releases it).
-				const race = "\t\tnewg.raceignore = 0\n"
-				if bytes.Count(src, []byte(race)) != 1 {
-					return nil, unsupported("proc.go: newproc1's race context")
-				}
-				return bytes.Replace(src, []byte(race), []byte(race+"\t\traceacquireg(newg, unsafe.Pointer(&newg.kprof))\n"), 1), nil
-			}
-		default:
+		base := filepath.Base(f)
+		edits, ok := runtimeEdits[base]
+		if !ok && base != "runtime2.go" {
 			out = append(out, f)
 			continue
 		}
@@ -188,28 +311,45 @@ func patchRuntime(files []string, workDir, goVersion string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if src, err = patch(src); err != nil {
+		if base == "runtime2.go" {
+			// The field goes last: the compiler and the assembly know
+			// the offsets of g's first fields.
+			end, err := structEnd(f, src, "g")
+			if err != nil {
+				return nil, unsupported(err.Error())
+			}
+			src = append(src[:end:end], append([]byte("kprof KprofGState; "), src[end:]...)...)
+		}
+		if src, err = applyEdits(src, base, edits, unsupported); err != nil {
 			return nil, err
 		}
-		// The inserted line takes the number of the one before it.
-		src = append([]byte(fmt.Sprintf("//line %s:1\n", f)), src...)
-		nf := filepath.Join(workDir, filepath.Base(f))
-		if err := os.WriteFile(nf, src, 0o666); err != nil {
+		nf, err := writePatched(workDir, f, src)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, nf)
-		done[filepath.Base(f)] = true
+		done[base] = true
 	}
-	for _, name := range []string{"runtime2.go", "proc.go"} {
+	for _, name := range append([]string{"runtime2.go"}, sortedKeys(runtimeEdits)...) {
 		if !done[name] {
 			return nil, unsupported(name + " not found")
 		}
 	}
 	nf := filepath.Join(workDir, "kprof_runtime.go")
-	if err := os.WriteFile(nf, []byte(runtimeFile), 0o666); err != nil {
+	det := fmt.Sprintf("\n// kprofDet: deterministic mode.\nconst kprofDet = %v\n", deterministic)
+	if err := os.WriteFile(nf, []byte(runtimeFile+det), 0o666); err != nil {
 		return nil, err
 	}
 	return append(out, nf), nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // structEnd returns the offset of the line holding the closing brace of

@@ -1,8 +1,11 @@
 package rewrite
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -32,9 +35,59 @@ func TestPatchRuntimeFailsClosed(t *testing.T) {
 			}
 			paths = append(paths, p)
 		}
-		_, err := patchRuntime(paths, t.TempDir(), "go1.99.0")
+		_, err := patchRuntime(paths, t.TempDir(), "go1.99.0", true)
 		if err == nil || !strings.Contains(err.Error(), "kprof supports "+SupportedGo+".x only") || !strings.Contains(err.Error(), "go1.99.0") {
 			t.Errorf("%s: got %v", tc.name, err)
+		}
+	}
+}
+
+// The patches fit this toolchain's sources: the runtime (both modes),
+// package testing and package sync.
+func TestPatchesFitGOROOT(t *testing.T) {
+	goroot := runtime.GOROOT()
+	files := func(pkg string) []string {
+		m, err := filepath.Glob(filepath.Join(goroot, "src", pkg, "*.go"))
+		if err != nil || len(m) == 0 {
+			t.Skipf("no sources of %s in %s", pkg, goroot)
+		}
+		return m
+	}
+	if v := runtime.Version(); !strings.HasPrefix(v, SupportedGo+".") && v != SupportedGo {
+		t.Skipf("toolchain %s; the patches are for %s", v, SupportedGo)
+	}
+	for _, det := range []bool{true, false} {
+		out, err := patchRuntime(files("runtime"), t.TempDir(), runtime.Version(), det)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, _ := os.ReadFile(out[len(out)-1])
+		if want := fmt.Sprintf("const kprofDet = %v", det); !strings.Contains(string(last), want) {
+			t.Errorf("deterministic=%v: kprof_runtime.go lacks %q", det, want)
+		}
+	}
+	for _, p := range []struct {
+		pkg   string
+		patch func([]string, string, string) ([]string, error)
+	}{{"testing", patchTesting}, {"sync", patchSync}} {
+		in := files(p.pkg)
+		out, err := p.patch(in, t.TempDir(), runtime.Version())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != len(in)+1 {
+			t.Errorf("%s: %d files in, %d out; want one added", p.pkg, len(in), len(out))
+		}
+		// Every edit keeps the line count.
+		for i, f := range in {
+			if out[i] == f {
+				continue // not patched
+			}
+			a, _ := os.ReadFile(f)
+			b, _ := os.ReadFile(out[i])
+			if na, nb := bytes.Count(a, []byte("\n")), bytes.Count(b, []byte("\n")); nb != na+1 {
+				t.Errorf("%s: %d lines, patched %d (want one more: the //line directive)", f, na, nb)
+			}
 		}
 	}
 }

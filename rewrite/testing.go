@@ -99,7 +99,7 @@ func (b *B) kprofReport() {
 func patchTesting(files []string, workDir, goVersion string) ([]string, error) {
 	// Every edit keeps the line count, so that positions in package
 	// testing stay those of its source.
-	edits := []struct{ old, new string }{
+	edits := []edit{
 		{"\t\tb.timerOn = true\n", "\t\tb.timerOn = true; b.kprof.start = kprofMark()\n"},
 		// Marks come after starting the clock and before stopping it
 		// (package time is instrumented).
@@ -133,26 +133,23 @@ func patchTesting(files []string, workDir, goVersion string) ([]string, error) {
 		}
 		end, err := structEnd(f, src, "B")
 		if err != nil {
-			return nil, unsupportedTesting(goVersion, err.Error())
+			return nil, unsupportedPkg("testing", goVersion, err.Error())
 		}
 		src = append(src[:end:end], append([]byte("kprof kprofBench; "), src[end:]...)...)
-		for _, e := range edits {
-			if bytes.Count(src, []byte(e.old)) != 1 {
-				return nil, unsupportedTesting(goVersion, fmt.Sprintf("benchmark.go: %q", e.old))
-			}
-			src = bytes.Replace(src, []byte(e.old), []byte(e.new), 1)
+		what := func(w string) error { return unsupportedPkg("testing", goVersion, w) }
+		if src, err = applyEdits(src, "benchmark.go", edits, what); err != nil {
+			return nil, err
 		}
 		src = bytes.ReplaceAll(src, []byte("highPrecisionTimeNow()"), []byte("kprofTimeNow()"))
 		src = bytes.ReplaceAll(src, []byte("highPrecisionTimeSince("), []byte("kprofTimeSince("))
-		src = append([]byte(fmt.Sprintf("//line %s:1\n", f)), src...)
-		nf := filepath.Join(workDir, "benchmark.go")
-		if err := os.WriteFile(nf, src, 0o666); err != nil {
+		nf, err := writePatched(workDir, f, src)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, nf)
 	}
 	if !found {
-		return nil, unsupportedTesting(goVersion, "benchmark.go not found")
+		return nil, unsupportedPkg("testing", goVersion, "benchmark.go not found")
 	}
 	nf := filepath.Join(workDir, "kprof_testing.go")
 	if err := os.WriteFile(nf, []byte(testingFile), 0o666); err != nil {
@@ -161,6 +158,6 @@ func patchTesting(files []string, workDir, goVersion string) ([]string, error) {
 	return append(out, nf), nil
 }
 
-func unsupportedTesting(goVersion, what string) error {
-	return fmt.Errorf("kprof: package testing of %s does not have the shape kprof patches (%s); kprof supports %s.x only", goVersion, what, SupportedGo)
+func unsupportedPkg(pkg, goVersion, what string) error {
+	return fmt.Errorf("kprof: package %s of %s does not have the shape kprof patches (%s); kprof supports %s.x only", pkg, goVersion, what, SupportedGo)
 }

@@ -36,6 +36,9 @@ type Config struct {
 	Only      []string          // -pkgs patterns; empty means all
 	Verbose   bool              // report approximations on stderr
 	Compiler  string            // kprof's patched compiler (see PatchedCompiler); "" for the stock one
+	// Nondeterministic keeps Go's own randomness (map seeds, select,
+	// sync.Pool per P): kprof build -nondeterministic.
+	Nondeterministic bool
 	// Support lists the agent and everything it depends on, dependencies
 	// first, as go list reported them when kprof build prebuilt them.
 	Support []SupportPkg
@@ -161,6 +164,13 @@ func (cfg *Config) Instrumented(path string) bool {
 		// under test alone.
 		return false
 	}
+	if !cfg.Nondeterministic && (path == "sync" || path == "internal/sync") {
+		// Deterministic mode: how often a lock spins, or whether a
+		// WaitGroup finds its waiter already parked, is timing. Like the
+		// runtime's scheduling code, the packages' own instructions are
+		// not counted (what they call back, Once.Do's function, is).
+		return false
+	}
 	if path == "os/signal" {
 		// The agent handles SIGINT/SIGTERM with it: its goroutine runs
 		// whenever the scheduler gets to it, so counting it would make
@@ -231,7 +241,7 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 		return append(args[:first:first], files...), nil
 	}
 	if pkgPath == "runtime" {
-		nf, err := patchRuntime(files, workDir, cfg.GoVersion)
+		nf, err := patchRuntime(files, workDir, cfg.GoVersion, !cfg.Nondeterministic)
 		if err != nil {
 			return nil, err
 		}
@@ -250,6 +260,14 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 		args = append(args[:first:first], nf...)
 		setFlag(args, "-importcfg", nc)
 		return args, nil
+	}
+	if pkgPath == "sync" && !cfg.Nondeterministic {
+		nf, err := patchSync(files, workDir, cfg.GoVersion)
+		if err != nil {
+			return nil, err
+		}
+		files = nf
+		args = append(args[:first:first], nf...)
 	}
 	if len(files) == 0 || !cfg.Instrumented(pkgPath) {
 		return args, nil

@@ -33,6 +33,7 @@ type kprofFlags struct {
 	agent   string
 	verbose bool
 	stock   bool // use the stock compiler (inlining changes under instrumentation)
+	nondet  bool // keep Go's own randomness (no deterministic mode)
 }
 
 // goValueFlags are the go build/test flags that take a separate value.
@@ -106,6 +107,9 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 		case "-kprof.stockcompiler":
 			kf.stock = true
 			continue
+		case "-nondeterministic":
+			kf.nondet = true
+			continue
 		case "-toolexec":
 			return kf, nil, nil, errors.New("kprof runs the go command with -toolexec itself; it cannot be combined with another -toolexec")
 		}
@@ -166,6 +170,8 @@ func runGo(verb string, args []string) error {
 		Agent:     kf.agent,
 		Only:      kf.pkgs,
 		Verbose:   kf.verbose,
+
+		Nondeterministic: kf.nondet,
 	}
 	tmp, err := os.MkdirTemp("", "kprof-")
 	if err != nil {
@@ -319,7 +325,7 @@ func toolID(self string, kf kprofFlags) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s maxpath=%d smallleaf=%d pkgs=%q agent=%s stock=%v", sum, kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent, kf.stock)
+	fmt.Fprintf(h, "%s maxpath=%d smallleaf=%d pkgs=%q agent=%s stock=%v nondet=%v", sum, kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent, kf.stock, kf.nondet)
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 

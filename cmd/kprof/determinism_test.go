@@ -17,10 +17,28 @@ import (
 // sampled profile estimate it within 1e-4 (δb).
 func TestReproducibleProfiles(t *testing.T) {
 	kprofBin := buildKprof(t)
-	bin := kprofBuild(t, kprofBin, "../../testdata/determinism")
+	for _, tc := range []struct {
+		dir   string
+		procs []string // GOMAXPROCS settings that must agree
+	}{
+		{"../../testdata/determinism", []string{"GOMAXPROCS=1", "GOMAXPROCS=2"}},
+		// Map seeds and iteration (encoding/json, fmt), select among
+		// ready cases, sync.Pool from several goroutines, math/rand,
+		// maphash: deterministic mode. With two Ps its profiles still
+		// differ now and then by a few instructions (README,
+		// "Reproducible across runs and machines"): one P here.
+		{"../../testdata/semantics/gorandom", []string{"GOMAXPROCS=1"}},
+	} {
+		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
+			reproducible(t, kprofBuild(t, kprofBin, tc.dir), tc.procs)
+		})
+	}
+}
+
+func reproducible(t *testing.T, bin string, procs []string) {
 	run := func(env ...string) []byte {
 		out := filepath.Join(t.TempDir(), "p.kprof")
-		if o, err := runCmd("", append(env, "KPROF_OUT="+out), bin); err != nil {
+		if o, err := runCmd("", append(append([]string{procs[0]}, env...), "KPROF_OUT="+out), bin); err != nil {
 			t.Fatalf("%v: %v\n%s", env, err, o)
 		}
 		data, err := os.ReadFile(out)
@@ -41,9 +59,9 @@ func TestReproducibleProfiles(t *testing.T) {
 				t.Errorf("%v: run %d differs from run 1", setting, i+2)
 			}
 		}
-		for _, procs := range []string{"GOMAXPROCS=1", "GOMAXPROCS=2"} {
+		for _, procs := range procs[1:] {
 			if got := run(append(setting, procs)...); !bytes.Equal(got, first) {
-				t.Errorf("%v %s: differs from the default", setting, procs)
+				t.Errorf("%v %s: differs from the first setting", setting, procs)
 			}
 		}
 		busy := exec.Command("sh", "-c", "while :; do :; done")
@@ -80,5 +98,31 @@ func TestReproducibleProfiles(t *testing.T) {
 		if v != exact {
 			t.Errorf("%s: total %d instructions, exact mode %d", k, v, exact)
 		}
+	}
+}
+
+// TestNondeterministic: with -nondeterministic, Go's own randomness is back
+// and the profiles of testdata/semantics/gorandom differ from run to run
+// (which shows that TestReproducibleProfiles tests something).
+func TestNondeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the standard library without deterministic mode")
+	}
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/semantics/gorandom", "-nondeterministic")
+	seen := map[string]bool{}
+	for i := 0; i < 5; i++ {
+		out := filepath.Join(t.TempDir(), "p.kprof")
+		if o, err := runCmd("", []string{"KPROF_MODE=exact", "KPROF_OUT=" + out}, bin); err != nil {
+			t.Fatalf("%v\n%s", err, o)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[string(data)] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("five runs of a -nondeterministic build gave one profile; want Go's randomness to show")
 	}
 }

@@ -42,6 +42,11 @@ const buildHelp = `Flags are those of go build, plus kprof's own:
    -smallleaf N     loop-free leaf functions of at most N instructions get no
                     check, so they stay inlinable (default 50)
    -agent PATH      link the agent package PATH instead of kprof's own
+   -nondeterministic
+                    keep Go's own randomness: map seeds and iteration order,
+                    select's choice, sync.Pool per P and emptied by the GC
+                    (by default kprof builds fix them, so that profiles
+                    repeat; see README "Reproducible across runs and machines")
    -kprof.v         report what could not be instrumented exactly
    -kprof.stockcompiler
                     compile with the stock compiler instead of kprof's copy whose

@@ -1,0 +1,112 @@
+package rewrite
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// poolFile is added to package sync in deterministic mode: sync.Pool keeps
+// its items per goroutine, in the runtime's g (runtime.KprofPoolCache),
+// instead of per P. Whether Get finds an item then depends only on what the
+// same goroutine did before, not on which P it ran on, on other goroutines
+// or on when the collector ran. The order follows a pool on one P: the
+// pool's private item first, then the most recently put. A goroutine keeps
+// at most runtime.KprofPoolCap items (the oldest go first); they are
+// dropped when it exits, and a GC the program asks for (runtime.GC) ages
+// them as the victim cache does. The Pool documentation allows all of it:
+// "Any item stored in the Pool may be removed automatically at any time".
+const poolFile = `// Code added by kprof. DO NOT EDIT.
+
+package sync
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+const kprofDetPool = true
+
+func kprofPut(p *Pool, x any) {
+	if x == nil {
+		return
+	}
+	c := runtime.KprofPoolCache()
+	key := unsafe.Pointer(p)
+	private := true
+	n := 0
+	for n < len(c) && c[n].Pool != nil {
+		if c[n].Pool == key && c[n].Private {
+			private = false
+		}
+		n++
+	}
+	if n == len(c) {
+		copy(c[:], c[1:])
+		n--
+	}
+	c[n] = runtime.KprofPoolItem{Pool: key, X: x, Private: private}
+}
+
+func kprofGet(p *Pool) any {
+	c := runtime.KprofPoolCache()
+	key := unsafe.Pointer(p)
+	at := -1
+	for i := 0; i < len(c) && c[i].Pool != nil; i++ {
+		if c[i].Pool == key {
+			at = i
+			if c[i].Private {
+				break
+			}
+		}
+	}
+	if at < 0 {
+		if p.New != nil {
+			return p.New()
+		}
+		return nil
+	}
+	x := c[at].X
+	copy(c[at:], c[at+1:])
+	c[len(c)-1] = runtime.KprofPoolItem{}
+	return x
+}
+`
+
+// patchSync makes sync.Pool deterministic (poolFile). It returns the new
+// list of Go files, to be instrumented like any package's.
+func patchSync(files []string, workDir, goVersion string) ([]string, error) {
+	edits := []edit{
+		{"func (p *Pool) Put(x any) {\n", "func (p *Pool) Put(x any) { if kprofDetPool { kprofPut(p, x); return }\n"},
+		{"func (p *Pool) Get() any {\n", "func (p *Pool) Get() any { if kprofDetPool { return kprofGet(p) }\n"},
+	}
+	out := make([]string, 0, len(files)+1)
+	found := false
+	for _, f := range files {
+		if filepath.Base(f) != "pool.go" {
+			out = append(out, f)
+			continue
+		}
+		found = true
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		what := func(w string) error { return unsupportedPkg("sync", goVersion, w) }
+		if src, err = applyEdits(src, "pool.go", edits, what); err != nil {
+			return nil, err
+		}
+		nf, err := writePatched(workDir, f, src)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nf)
+	}
+	if !found {
+		return nil, unsupportedPkg("sync", goVersion, "pool.go not found")
+	}
+	nf := filepath.Join(workDir, "kprof_pool.go")
+	if err := os.WriteFile(nf, []byte(poolFile), 0o666); err != nil {
+		return nil, err
+	}
+	return append(out, nf), nil
+}
