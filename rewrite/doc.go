@@ -25,7 +25,10 @@
 // and the runtime, they are the paper's "native code". Neither is package
 // os/signal, whose goroutine the agent starts; nor the recover block go/ssa
 // adds to functions with defer (it runs only after a recovered panic), nor
-// the panics of iterators that misuse yield. The metric depends on
+// the panics of iterators that misuse yield, nor package testing (the
+// harness; kprof patches it to count benchmarks, see patchTesting), nor, in
+// deterministic mode, packages sync and internal/sync (how often a lock
+// spins is timing). The metric depends on
 // the source, the kprof version and the x/tools version only — never on
 // GOARCH, the machine or the load.
 //
@@ -51,4 +54,23 @@
 // reified stack only when they sample (paper §5.1); small loop-free leaf
 // functions get no check at all, so that the compiler can still inline them
 // (their debt carries over to the caller's next check).
+//
+// # Deterministic mode
+//
+// Unless kprof build gets -nondeterministic, the runtime patch removes the
+// randomness Go injects into code kprof counts (details in runtime.go):
+// the process seed is a constant and map hashing never uses AES (its
+// availability differs between machines); runtime.rand, which seeds maps,
+// starts their iteration and seeds hash/maphash, math/rand, sync.Map and
+// unique, draws from a stream of the running goroutine, seeded when the
+// goroutine is created by one draw from its creator's stream (a constant
+// for goroutines made on g0 and for the runtime's own); select chooses
+// among ready cases with the same stream (uniformly, so still fairly); and
+// sync.Pool keeps items per goroutine instead of per P, dropping them when
+// the goroutine exits and ageing them only at a runtime.GC the program
+// asks for (poolFile). None of this changes what a program may observe:
+// the Go specification and the package documentation promise no order, no
+// seed and no Pool hit. What stays nondeterministic: goroutines that race
+// for shared work (who fills a cache, wins a channel or a CompareAndSwap),
+// heap addresses when several Ps allocate, time, I/O and the environment.
 package rewrite
