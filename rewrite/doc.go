@@ -27,8 +27,8 @@
 // adds to functions with defer (it runs only after a recovered panic), nor
 // the panics of iterators that misuse yield, nor package testing (the
 // harness; kprof patches it to count benchmarks, see patchTesting), nor, in
-// deterministic mode, packages sync and internal/sync (how often a lock
-// spins is timing). The metric depends on
+// deterministic mode, packages sync, internal/sync, sync/atomic and
+// internal/synctest (how often a lock spins is timing). The metric depends on
 // the source, the kprof version and the x/tools version only — never on
 // GOARCH, the machine or the load.
 //
@@ -68,7 +68,8 @@
 // among ready cases with the same stream (uniformly, so still fairly); and
 // sync.Pool keeps items per goroutine instead of per P, dropping them when
 // the goroutine exits and ageing them only at a runtime.GC the program
-// asks for (poolFile). None of this changes what a program may observe:
+// asks for (poolFile); a goroutine starts with a clear FIPS service
+// indicator (the runtime leaves a reused g's). None of this changes what a program may observe:
 // the Go specification and the package documentation promise no order, no
 // seed and no Pool hit. What stays nondeterministic: goroutines that race
 // for shared work (who fills a cache, wins a channel or a CompareAndSwap),

@@ -56,6 +56,8 @@ type KprofGState struct {
 //   so still fair.
 // - sync.Pool keeps items per goroutine (KprofPoolCache) instead of per P,
 //   and only a GC the program asks for (runtime.GC) ages them out.
+// - A goroutine starts with a clear FIPS service indicator (a reused g
+//   keeps its previous goroutine's, and crypto code reads it).
 
 // KprofPoolCap is the number of sync.Pool items a goroutine keeps.
 const KprofPoolCap = 8
@@ -249,7 +251,10 @@ var runtimeEdits = map[string][]edit{
 		// each one's kprof state happens after the previous owner's
 		// (kprofGoexit releases it).
 		{"\t\tnewg.raceignore = 0\n", "\t\tnewg.raceignore = 0; raceacquireg(newg, unsafe.Pointer(&newg.kprof))\n"},
-		{"\tnewg.startpc = fn.fn\n", "\tnewg.startpc = fn.fn; newg.kprof.Rand = kprofSeed(callergp, newg)\n"},
+		// A g is reused without clearing its FIPS service indicator,
+		// which crypto code reads (RecordApproved sets it once): whether
+		// a goroutine gets a fresh or a used g depends on the P.
+		{"\tnewg.startpc = fn.fn\n", "\tnewg.startpc = fn.fn; newg.kprof.Rand = kprofSeed(callergp, newg); if kprofDet { newg.fipsIndicator = 0 }\n"},
 	},
 	"rand.go": {
 		{"\tglobalRand.state.Init(*seed)\n", "\tif kprofDet { for i := range seed { seed[i] = byte(i) ^ 0x6b } }; globalRand.state.Init(*seed)\n"},

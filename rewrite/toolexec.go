@@ -150,6 +150,9 @@ func goFiles(args []string) int {
 	return i
 }
 
+// syncPackages are not counted in deterministic mode.
+var syncPackages = map[string]bool{"sync": true, "internal/sync": true, "sync/atomic": true, "internal/synctest": true}
+
 // Instrumented reports whether cfg instruments the package path.
 func (cfg *Config) Instrumented(path string) bool {
 	if cfg.Skip[path] || path == "unsafe" || strings.HasPrefix(path, "runtime/") || strings.HasPrefix(path, "internal/runtime/") {
@@ -164,11 +167,12 @@ func (cfg *Config) Instrumented(path string) bool {
 		// under test alone.
 		return false
 	}
-	if !cfg.Nondeterministic && (path == "sync" || path == "internal/sync") {
+	if !cfg.Nondeterministic && syncPackages[path] {
 		// Deterministic mode: how often a lock spins, or whether a
 		// WaitGroup finds its waiter already parked, is timing. Like the
 		// runtime's scheduling code, the packages' own instructions are
-		// not counted (what they call back, Once.Do's function, is).
+		// not counted, nor the atomic wrappers they call (what they call
+		// back, Once.Do's function, is).
 		return false
 	}
 	if path == "os/signal" {
