@@ -30,6 +30,7 @@ func kprofPut(p *Pool, x any) {
 	if x == nil {
 		return
 	}
+	_ = p.New // a nil *Pool panics, as sync.Pool's Put does
 	c := runtime.KprofPoolCache()
 	key := unsafe.Pointer(p)
 	private := true
