@@ -55,3 +55,10 @@ func Suspend(f func()) {
 	defer leave()
 	f()
 }
+
+// Recorder is implemented by agents that record one stretch of the run at
+// a time (a benchmark's timed part); see counter.Recorder.
+type Recorder = counter.Recorder
+
+// SetRecorder connects r. Call it from an init function.
+func SetRecorder(r Recorder) { counter.SetRecorder(r) }

@@ -29,9 +29,11 @@ type node struct {
 	samples int64
 	instr   int64
 	calls   int64 // exact mode: calls that entered this context
-	child   *node // first child
-	next    *node // next sibling
-	parent  *node
+	// The same, while recording (Record): a benchmark's timed part.
+	rsamples, rinstr, rcalls int64
+	child                    *node // first child
+	next                     *node // next sibling
+	parent                   *node
 }
 
 // arena hands out nodes from off-heap chunks.
@@ -73,10 +75,12 @@ type gstate struct {
 	rng   uint64
 	total int64 // instructions this goroutine ran, exactly
 	nsamp int64
-	nodes arena
-	last  *node   // context of the latest sample
-	next  *gstate // list of live goroutines
-	prev  *gstate
+	// rtotal and rsamp count what was recorded (Record).
+	rtotal, rsamp int64
+	nodes         arena
+	last          *node   // context of the latest sample
+	next          *gstate // list of live goroutines
+	prev          *gstate
 }
 
 // maxPath is the depth the path cache of a goroutine can hold; deeper
@@ -100,6 +104,9 @@ type CCT struct {
 	nodes arena   // for done
 	total int64   // instructions of exited goroutines
 	nsamp int64
+
+	recording     atomic.Bool
+	rtotal, rsamp int64 // recorded, of exited goroutines
 }
 
 // NewCCT returns a calling-context-tree agent with the given settings.
@@ -153,11 +160,11 @@ func (a *CCT) Register() int64 { return a.next(a.local()) }
 // stack that changed since the goroutine's previous sample.
 func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 	g := a.local()
-	g.sample(stack, from, n)
+	g.sample(stack, from, n, a.recording.Load())
 	return a.next(g)
 }
 
-func (g *gstate) sample(stack []*Func, from int, n int64) {
+func (g *gstate) sample(stack []*Func, from int, n int64, rec bool) {
 	g.mu.Lock()
 	cur := g.context(stack, from)
 	cur.samples++
@@ -165,6 +172,12 @@ func (g *gstate) sample(stack []*Func, from int, n int64) {
 	g.last = cur
 	g.total += n
 	g.nsamp++
+	if rec {
+		cur.rsamples++
+		cur.rinstr += n
+		g.rtotal += n
+		g.rsamp++
+	}
 	g.mu.Unlock()
 }
 
@@ -173,8 +186,9 @@ func (g *gstate) sample(stack []*Func, from int, n int64) {
 // call of callee in that context.
 func (a *CCT) SampleCall(stack []*Func, callee *Func, n int64) int64 {
 	g := a.local()
+	rec := a.recording.Load()
 	if n > 0 {
-		g.sample(stack, 0, n)
+		g.sample(stack, 0, n, rec)
 	}
 	if a.set.Mode == overlap.ModeExact {
 		g.mu.Lock()
@@ -182,7 +196,11 @@ func (a *CCT) SampleCall(stack []*Func, callee *Func, n int64) int64 {
 		if len(stack) > 0 {
 			parent = g.context(stack, 0)
 		}
-		parent.childOf(callee, &g.nodes).calls++
+		c := parent.childOf(callee, &g.nodes)
+		c.calls++
+		if rec {
+			c.rcalls++
+		}
 		g.mu.Unlock()
 	}
 	return a.next(g)
@@ -260,11 +278,18 @@ func (a *CCT) Exit(n int64) {
 	*p = nil
 	g.mu.Lock()
 	g.total += n
+	rec := a.recording.Load()
+	if rec {
+		g.rtotal += n
+	}
 	if g.last != nil {
 		// What the goroutine ran after its last sample is estimated in
 		// the context of that sample, so that the contexts account for
 		// every instruction (δb of the sum over contexts is 0).
 		g.last.instr += n
+		if rec {
+			g.last.rinstr += n
+		}
 	}
 	if g.prev != nil {
 		g.prev.next = g.next
@@ -277,6 +302,8 @@ func (a *CCT) Exit(n int64) {
 	merge(&a.done, &g.root, &a.nodes)
 	a.total += g.total
 	a.nsamp += g.nsamp
+	a.rtotal += g.rtotal
+	a.rsamp += g.rsamp
 	g.mu.Unlock()
 }
 
@@ -284,24 +311,84 @@ func merge(dst, src *node, a *arena) {
 	dst.samples += src.samples
 	dst.instr += src.instr
 	dst.calls += src.calls
+	dst.rsamples += src.rsamples
+	dst.rinstr += src.rinstr
+	dst.rcalls += src.rcalls
 	for c := src.child; c != nil; c = c.next {
 		merge(dst.childOf(c.fn, a), c, a)
 	}
 }
 
 // Profile returns the profile of everything sampled so far.
-func (a *CCT) Profile(meta overlap.Meta) *overlap.Profile {
+func (a *CCT) Profile(meta overlap.Meta) *overlap.Profile { return a.profile(meta, false) }
+
+// RecordProfile returns the profile of what was recorded (Record).
+func (a *CCT) RecordProfile(meta overlap.Meta) *overlap.Profile { return a.profile(meta, true) }
+
+// Record implements counter.Recorder's Record.
+func (a *CCT) Record(on bool) { a.recording.Store(on) }
+
+// ResetRecord implements counter.Recorder's ResetRecord.
+func (a *CCT) ResetRecord() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	root := convert(&a.done)
+	forget(&a.done)
+	a.rtotal, a.rsamp = 0, 0
+	for g := a.live; g != nil; g = g.next {
+		g.mu.Lock()
+		forget(&g.root)
+		g.rtotal, g.rsamp = 0, 0
+		g.mu.Unlock()
+	}
+}
+
+// prune drops the contexts of a profile tree that have no counts below
+// them, and reports whether n keeps any.
+func prune(n *overlap.Node) bool {
+	keep := n.Samples != 0 || n.Instructions != 0 || n.Calls != 0
+	kids := n.Children[:0]
+	for _, c := range n.Children {
+		if prune(c) {
+			kids = append(kids, c)
+			keep = true
+		}
+	}
+	clear(n.Children[len(kids):])
+	n.Children = kids
+	return keep
+}
+
+func forget(n *node) {
+	n.rsamples, n.rinstr, n.rcalls = 0, 0, 0
+	for c := n.child; c != nil; c = c.next {
+		forget(c)
+	}
+}
+
+func (a *CCT) profile(meta overlap.Meta, recorded bool) *overlap.Profile {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	root := &overlap.Node{}
+	addTree(root, &a.done, recorded)
 	total, nsamp := a.total, a.nsamp
+	if recorded {
+		total, nsamp = a.rtotal, a.rsamp
+	}
 	p := &overlap.Profile{Meta: meta, Root: root}
 	for g := a.live; g != nil; g = g.next {
 		g.mu.Lock()
-		addTree(root, &g.root)
-		total += g.total
-		nsamp += g.nsamp
+		addTree(root, &g.root, recorded)
+		if recorded {
+			total += g.rtotal
+			nsamp += g.rsamp
+		} else {
+			total += g.total
+			nsamp += g.nsamp
+		}
 		g.mu.Unlock()
+	}
+	if recorded {
+		prune(root)
 	}
 	meta.Mode = a.set.Mode
 	meta.Granularity = a.set.Granularity
@@ -319,24 +406,20 @@ func ofunc(f *Func) overlap.Func {
 	return overlap.Func{Name: f.Name, File: f.File, Line: f.Line}
 }
 
-func convert(n *node) *overlap.Node {
-	o := &overlap.Node{Samples: n.samples, Instructions: n.instr, Calls: n.calls}
-	if n.fn != nil {
-		o.Func = ofunc(n.fn)
+// addTree adds the counts of an off-heap tree (the recorded ones if
+// recorded) to a profile tree.
+func addTree(dst *overlap.Node, src *node, recorded bool) {
+	if recorded {
+		dst.Samples += src.rsamples
+		dst.Instructions += src.rinstr
+		dst.Calls += src.rcalls
+	} else {
+		dst.Samples += src.samples
+		dst.Instructions += src.instr
+		dst.Calls += src.calls
 	}
-	for c := n.child; c != nil; c = c.next {
-		o.Children = append(o.Children, convert(c))
-	}
-	return o
-}
-
-// addTree adds the counts of an off-heap tree to a profile tree.
-func addTree(dst *overlap.Node, src *node) {
-	dst.Samples += src.samples
-	dst.Instructions += src.instr
-	dst.Calls += src.calls
 	for c := src.child; c != nil; c = c.next {
-		addTree(dst.Child(ofunc(c.fn)), c)
+		addTree(dst.Child(ofunc(c.fn)), c, recorded)
 	}
 }
 

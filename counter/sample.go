@@ -237,3 +237,65 @@ func AtExit(f func()) {
 		f()
 	})
 }
+
+// Recorder is implemented by agents that keep a second set of counts for
+// one stretch of the run at a time: package testing records a benchmark's
+// timed part and writes it as the benchmark's profile (kprof test
+// --profile). Record, ResetRecord and WriteRecord are called with the
+// other goroutines of the program blocked or gone.
+type Recorder interface {
+	// Record turns recording on or off.
+	Record(on bool)
+	// ResetRecord forgets what was recorded.
+	ResetRecord()
+	// WriteRecord writes what was recorded, as the profile of name.
+	WriteRecord(name string)
+}
+
+var recorder Recorder
+
+// SetRecorder connects r (from an init function).
+func SetRecorder(r Recorder) { recorder = r }
+
+// Record turns the recorder's recording on or off. The calling goroutine's
+// instructions since its last sample are sampled first, on the side of the
+// boundary they belong to.
+func Record(on bool) {
+	if recorder == nil {
+		return
+	}
+	flushSelf()
+	p := Suspend()
+	recorder.Record(on)
+	Resume(p)
+}
+
+// flushSelf samples the calling goroutine's instructions since its last
+// sample, so that they fall before a boundary of the recording.
+func flushSelf() {
+	s := st()
+	if agent != nil && s.Known && !s.InAgent && s.Gran-s.Count > 0 && onUserStack() {
+		sample(nil, nil)
+	}
+}
+
+// ResetRecord makes the recorder forget what it recorded; the calling
+// goroutine's instructions since its last sample are forgotten too.
+func ResetRecord() {
+	if recorder != nil {
+		flushSelf()
+		p := Suspend()
+		recorder.ResetRecord()
+		Resume(p)
+	}
+}
+
+// WriteRecord has the recorder write what it recorded as the profile of
+// name.
+func WriteRecord(name string) {
+	if recorder != nil {
+		p := Suspend()
+		recorder.WriteRecord(name)
+		Resume(p)
+	}
+}

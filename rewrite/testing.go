@@ -27,6 +27,12 @@ import (
 // kprofMark reads the instructions all goroutines have executed so far.
 func kprofMark() int64 { return kprofcounter.Executed() }
 
+// kprofRecord, kprofResetRecord and kprofWriteRecord drive the agent's
+// recording of the timed part (kprof test --profile).
+func kprofRecord(on bool)            { kprofcounter.Record(on) }
+func kprofResetRecord()              { kprofcounter.ResetRecord() }
+func kprofWriteRecord(name string)   { kprofcounter.WriteRecord(name) }
+
 // The benchmark clock and RunParallel's synchronisation run instrumented
 // code (packages time and sync) that is not the benchmark's: they are not
 // counted: how often a WaitGroup spins, or how many times PB.Next takes
@@ -89,6 +95,7 @@ func (b *B) kprofReport() {
 		per = float64(k.count-k.first) / float64(b.N-1)
 	}
 	b.extra["` + BenchUnit + `"] = per
+	kprofWriteRecord(b.name)
 }
 `
 
@@ -100,12 +107,12 @@ func patchTesting(files []string, workDir, goVersion string) ([]string, error) {
 	// Every edit keeps the line count, so that positions in package
 	// testing stay those of its source.
 	edits := []edit{
-		{"\t\tb.timerOn = true\n", "\t\tb.timerOn = true; b.kprof.start = kprofMark()\n"},
+		{"\t\tb.timerOn = true\n", "\t\tb.timerOn = true; b.kprof.start = kprofMark(); kprofRecord(true)\n"},
 		// Marks come after starting the clock and before stopping it
 		// (package time is instrumented).
-		{"\t\tb.duration += highPrecisionTimeSince(b.start)\n", "\t\tb.kprof.count += kprofMark() - b.kprof.start; b.duration += highPrecisionTimeSince(b.start)\n"},
+		{"\t\tb.duration += highPrecisionTimeSince(b.start)\n", "\t\tkprofRecord(false); b.kprof.count += kprofMark() - b.kprof.start; b.duration += highPrecisionTimeSince(b.start)\n"},
 		{"\t\tb.start = highPrecisionTimeNow()\n\t}\n\tb.duration = 0\n",
-			"\t\tb.start = highPrecisionTimeNow(); b.kprof.start = kprofMark()\n\t}\n\tb.duration = 0; b.kprof.count = 0\n"},
+			"\t\tb.start = highPrecisionTimeNow(); b.kprof.start = kprofMark()\n\t}\n\tb.duration = 0; b.kprof.count = 0; kprofResetRecord()\n"},
 		{"\tb.StopTimer()\n\tb.previousN = n\n",
 			"\tb.StopTimer(); if n == 1 && !b.kprof.haveFirst { b.kprof.first, b.kprof.haveFirst, b.kprof.procs = b.kprof.count, true, runtime.GOMAXPROCS(0) }\n\tb.previousN = n\n"},
 		// go test -cpu runs the first benchmark of each -cpu list after

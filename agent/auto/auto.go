@@ -10,6 +10,9 @@
 //	KPROF_SEED    seed of the per-goroutine PRNGs (default 1)
 //	KPROF_OUT     profile path (default <program name>.kprof in the working directory,
 //	              or in KPROF_OUT_DIR if set)
+//	KPROF_BENCH_PROFILES
+//	              directory for one profile per benchmark (kprof test --profile):
+//	              what the agent recorded while the benchmark's timer ran
 //
 // An invalid value stops the program before main with exit status 2.
 package auto
@@ -41,17 +44,14 @@ func init() {
 	}
 	a := agent.NewCCT(set)
 	agent.Install(a)
+	if dir := os.Getenv("KPROF_BENCH_PROFILES"); dir != "" {
+		agent.SetRecorder(benchRecorder{a, dir})
+	}
 	var once sync.Once
 	write := func() {
 		once.Do(func() {
-			prog := filepath.Base(os.Args[0])
 			a.FlushRunning()
-			p := a.Profile(overlap.Meta{
-				GoVersion: runtime.Version(),
-				GOOS:      runtime.GOOS,
-				GOARCH:    runtime.GOARCH,
-				Program:   strings.TrimSuffix(prog, ".exe"),
-			})
+			p := a.Profile(meta())
 			if err := p.WriteFile(out); err != nil {
 				fmt.Fprintln(os.Stderr, "kprof: writing profile:", err)
 			}
@@ -70,6 +70,30 @@ func init() {
 			p.Signal(sig)
 		}
 	}()
+}
+
+func meta() overlap.Meta {
+	return overlap.Meta{
+		GoVersion: runtime.Version(),
+		GOOS:      runtime.GOOS,
+		GOARCH:    runtime.GOARCH,
+		Program:   strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"),
+	}
+}
+
+// benchRecorder writes the profile of each benchmark's timed part to
+// dir/<name>.kprof, "/" in names as "_".
+type benchRecorder struct {
+	*agent.CCT
+	dir string
+}
+
+func (r benchRecorder) WriteRecord(name string) {
+	p := r.RecordProfile(meta())
+	path := filepath.Join(r.dir, strings.ReplaceAll(name, "/", "_")+".kprof")
+	if err := p.WriteFile(path); err != nil {
+		fmt.Fprintln(os.Stderr, "kprof: writing benchmark profile:", err)
+	}
 }
 
 // settings reads the KPROF_* variables.

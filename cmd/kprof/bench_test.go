@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/kprof/kprof/overlap"
 )
 
 // benchResults runs kprof test -bench in dir and returns its output and
@@ -110,7 +113,17 @@ func TestBenchGate(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	run := func(name string) string {
-		out, _ := benchResults(t, kprofBin, dir)
+		out, got := benchResults(t, kprofBin, dir, "--profile", filepath.Join(tmp, name+".profiles"))
+		// A b.Loop benchmark's profile holds exactly its loop: 100
+		// iterations (the default -benchtime) of instructions/op.
+		p, err := overlap.ParseFile(filepath.Join(tmp, name+".profiles", "BenchmarkLoop.kprof"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(got["BenchmarkLoop-2"] * 100); p.TotalInstructions != want || p.Meta.Mode != "exact" {
+			t.Errorf("BenchmarkLoop's profile: %d instructions (%s mode), want 100 × %v = %d in exact mode",
+				p.TotalInstructions, p.Meta.Mode, got["BenchmarkLoop-2"], want)
+		}
 		path := filepath.Join(tmp, name)
 		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
@@ -118,7 +131,8 @@ func TestBenchGate(t *testing.T) {
 		return path
 	}
 	gate := func(old, new string) (string, int) {
-		cmd := exec.Command(kprofBin, "gate", "--threshold", "0.5%", old, new)
+		cmd := exec.Command(kprofBin, "gate", "--threshold", "0.5%",
+			"--old-profiles", old+".profiles", "--new-profiles", new+".profiles", old, new)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -156,5 +170,10 @@ func TestBenchGate(t *testing.T) {
 	}
 	if len(regressed) != 1 || !strings.HasPrefix(regressed[0], "BenchmarkLoop") {
 		t.Errorf("regressions named: %v, want BenchmarkLoop alone\n%s", regressed, out)
+	}
+	// The per-benchmark profiles (kprof test --profile) show where: 5
+	// bytes, twice, at 9 instructions a byte, in Checksum.
+	if !regexp.MustCompile(`\+90 +example\.com/benchgate\.BenchmarkLoop > example\.com/benchgate\.Checksum`).MatchString(out) {
+		t.Errorf("the regression is not attributed to BenchmarkLoop > Checksum (+90 instructions/op):\n%s", out)
 	}
 }

@@ -32,8 +32,9 @@ type kprofFlags struct {
 	pkgs    []string
 	agent   string
 	verbose bool
-	stock   bool // use the stock compiler (inlining changes under instrumentation)
-	nondet  bool // keep Go's own randomness (no deterministic mode)
+	stock   bool   // use the stock compiler (inlining changes under instrumentation)
+	nondet  bool   // keep Go's own randomness (no deterministic mode)
+	profile string // kprof test --profile: directory for per-benchmark profiles
 }
 
 // goValueFlags are the go build/test flags that take a separate value.
@@ -110,6 +111,13 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 		case "-nondeterministic":
 			kf.nondet = true
 			continue
+		case "-profile":
+			v, err := take()
+			if err != nil {
+				return kf, nil, nil, err
+			}
+			kf.profile = v
+			continue
 		case "-toolexec":
 			return kf, nil, nil, errors.New("kprof runs the go command with -toolexec itself; it cannot be combined with another -toolexec")
 		}
@@ -140,6 +148,23 @@ func runGo(verb string, args []string) error {
 	}
 	if verb == "test" {
 		goArgs = fixedBenchtime(goArgs)
+	}
+	if kf.profile != "" {
+		if verb != "test" {
+			return usageError{errors.New("--profile is a flag of kprof test (one profile per benchmark)")}
+		}
+		if m := os.Getenv("KPROF_MODE"); m != "" && m != "exact" {
+			return usageError{fmt.Errorf("--profile writes exact profiles; KPROF_MODE=%s asks for another mode", m)}
+		}
+		dir, err := filepath.Abs(kf.profile)
+		if err == nil {
+			err = os.MkdirAll(dir, 0o777)
+		}
+		if err != nil {
+			return fmt.Errorf("--profile %s: %v", kf.profile, err)
+		}
+		os.Setenv("KPROF_MODE", "exact")
+		os.Setenv("KPROF_BENCH_PROFILES", dir)
 	}
 	// One go env call for everything the build depends on.
 	envOut, err := goOutput("", nil, "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64")

@@ -67,7 +67,12 @@ Without -benchtime, kprof test runs every benchmark a fixed ` + DefaultBenchtime
 iterations, so that the figure is the same on every run even when a
 benchmark's work per operation depends on b.N; for a benchmark whose work
 per operation does not change, any -benchtime gives the same figure. The
-package testing itself is not instrumented.`
+package testing itself is not instrumented.
+
+   --profile DIR    write DIR/<BenchmarkName>.kprof for every benchmark ("/" in
+                    names as "_"): the exact profile of its last timed run
+                    (runs the tests in exact mode), for kprof gate's
+                    --old-profiles/--new-profiles or kprof report`
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "toolexec" {
