@@ -98,3 +98,43 @@ func TestExactGranularity(t *testing.T) {
 	}
 	a.Exit(0)
 }
+
+// Recording keeps a second set of counts for the stretches between
+// Record(true) and Record(false), forgotten by ResetRecord; contexts with
+// nothing recorded are left out of the recorded profile.
+func TestRecord(t *testing.T) {
+	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a.Register()
+	flat := func(p *overlap.Profile) map[string]int64 {
+		m := map[string]int64{}
+		p.Walk(func(stack []overlap.Func, n *overlap.Node) { m[stack[len(stack)-1].Name] += n.Instructions })
+		return m
+	}
+	a.Sample([]*Func{fa}, 0, 1000) // setup, before the timer
+	a.Record(true)
+	a.Sample([]*Func{fa, fb}, 0, 50) // a first run, reset below
+	a.ResetRecord()
+	a.Sample([]*Func{fa, fb}, 0, 20)
+	a.SampleCall([]*Func{fa}, fc, 5)
+	a.Record(false)
+	a.Sample([]*Func{fa, fc}, 0, 300) // after the timer
+	a.Record(true)
+	a.Sample([]*Func{fa, fc}, 0, 7)
+	a.Exit(3) // the tail goes to the last context, fa;fc
+	p := a.RecordProfile(overlap.Meta{Program: "t"})
+	want := map[string]int64{"a": 5, "b": 20, "c": 10}
+	if got := flat(p); len(got) != len(want) || got["a"] != 5 || got["b"] != 20 || got["c"] != 10 {
+		t.Errorf("recorded %v, want %v", got, want)
+	}
+	if p.TotalInstructions != 35 {
+		t.Errorf("recorded total %d, want 35", p.TotalInstructions)
+	}
+	var calls int64
+	p.Walk(func(_ []overlap.Func, n *overlap.Node) { calls += n.Calls })
+	if calls != 1 {
+		t.Errorf("recorded calls %d, want 1", calls)
+	}
+	if all := a.Profile(overlap.Meta{Program: "t"}); all.TotalInstructions != 1385 {
+		t.Errorf("whole profile %d instructions, want 1385", all.TotalInstructions)
+	}
+}
