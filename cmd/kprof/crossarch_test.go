@@ -42,7 +42,7 @@ var crossArch = []struct {
 	},
 }
 
-// TestCrossArchitecture: the exact profiles of deterministic programs
+// TestCrossArchitecture: the exact and sampled profiles of deterministic programs
 // built with -tags purego are the same on amd64 and 386 (run natively), and
 // on arm64 when qemu-aarch64 is installed: same contexts, same counts; or
 // they differ only in functions whose difference crossArch explains.
@@ -67,30 +67,38 @@ func TestCrossArchitecture(t *testing.T) {
 	for _, tc := range crossArch {
 		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
 			dir, _ := filepath.Abs(filepath.Join("..", "..", tc.dir))
-			profile := func(goarch string, runner ...string) *overlap.Profile {
+			// Exact mode, and sample mode at g = 1000 (whose samples
+			// fall at the same instructions when the counts agree).
+			profiles := func(goarch string, runner ...string) [2]*overlap.Profile {
 				bin := filepath.Join(t.TempDir(), "prog-"+goarch)
 				if out, err := runCmd(dir, []string{"GOARCH=" + goarch}, kprofBin, "build", "-tags", "purego", "-o", bin, "."); err != nil {
 					t.Fatalf("GOARCH=%s kprof build: %v\n%s", goarch, err, out)
 				}
-				prof := filepath.Join(t.TempDir(), goarch+".kprof")
-				args := append(runner, bin)
-				cmd := exec.Command(args[0], args[1:]...)
-				cmd.Env = append(os.Environ(), "KPROF_MODE=exact", "KPROF_OUT="+prof, "GOMAXPROCS=1")
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("%s: %v\n%s", goarch, err, out)
+				var ps [2]*overlap.Profile
+				for i, mode := range []string{"KPROF_MODE=exact", "KPROF_MODE=sample"} {
+					prof := filepath.Join(t.TempDir(), goarch+".kprof")
+					args := append(runner, bin)
+					cmd := exec.Command(args[0], args[1:]...)
+					cmd.Env = append(os.Environ(), mode, "KPROF_GRAN=1000", "KPROF_OUT="+prof)
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("%s: %v\n%s", goarch, err, out)
+					}
+					p, err := overlap.ParseFile(prof)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ps[i] = p
 				}
-				p, err := overlap.ParseFile(prof)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return p
+				return ps
 			}
-			base := profile("amd64")
-			others := map[string]*overlap.Profile{"386": profile("386")}
+			bases := profiles("amd64")
+			base := bases[0]
+			others := map[string][2]*overlap.Profile{"386": profiles("386")}
 			if qemu != "" {
-				others["arm64"] = profile("arm64", qemu)
+				others["arm64"] = profiles("arm64", qemu)
 			}
-			for arch, p := range others {
+			for arch, ps := range others {
+				p := ps[0]
 				allowed, documented := tc.differ[arch]
 				if !documented {
 					if p.TotalInstructions != base.TotalInstructions {
@@ -98,6 +106,10 @@ func TestCrossArchitecture(t *testing.T) {
 					}
 					if o := overlap.Contexts(base, p); o != 100 {
 						t.Errorf("%s: overlap with amd64 %.4f%%, want 100%%", arch, o)
+					}
+					if o := overlap.Contexts(bases[1], ps[1]); o != 100 || bases[1].TotalInstructions != ps[1].TotalInstructions {
+						t.Errorf("%s, sample mode: overlap with amd64 %.4f%%, %d instructions against %d; want 100%% and the same",
+							arch, o, ps[1].TotalInstructions, bases[1].TotalInstructions)
 					}
 					continue
 				}
