@@ -145,8 +145,21 @@ func TestBenchGate(t *testing.T) {
 		return out.String(), 0
 	}
 	base := run("base.txt")
-	if out, code := gate(base, run("same.txt")); code != 0 {
+	same := run("same.txt")
+	if out, code := gate(base, same); code != 0 {
 		t.Errorf("unchanged rerun: kprof gate exit %d, want 0\n%s", code, out)
+	}
+	// The per-benchmark profiles repeat byte for byte.
+	files, _ := filepath.Glob(filepath.Join(base+".profiles", "*.kprof"))
+	if len(files) != 7 {
+		t.Errorf("%d benchmark profiles, want 7: %v", len(files), files)
+	}
+	for _, f := range files {
+		a, _ := os.ReadFile(f)
+		b, err := os.ReadFile(filepath.Join(same+".profiles", filepath.Base(f)))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: the rerun's profile differs (%v)", filepath.Base(f), err)
+		}
 	}
 	// BenchmarkLoop checksums 500 bytes twice per op: 5 more bytes is 1 %.
 	test := filepath.Join(dir, "work_test.go")
