@@ -190,3 +190,20 @@ func TestBenchGate(t *testing.T) {
 		t.Errorf("the regression is not attributed to BenchmarkLoop > Checksum (+90 instructions/op):\n%s", out)
 	}
 }
+
+// kprof test --help shows kprof's help (not go test's), which says what
+// instructions/op counts and that the iteration count is fixed.
+func TestTestHelp(t *testing.T) {
+	kprofBin := buildKprof(t)
+	for _, flag := range []string{"--help", "-h"} {
+		out, err := runCmd("", nil, kprofBin, "test", flag)
+		if err != nil {
+			t.Fatalf("kprof test %s: %v\n%s", flag, err, out)
+		}
+		for _, want := range []string{"instructions/op", "fixed 100x", "--profile DIR", "-nondeterministic"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("kprof test %s: no %q in\n%s", flag, want, out)
+			}
+		}
+	}
+}

@@ -74,6 +74,17 @@ package testing itself is not instrumented.
                     (runs the tests in exact mode), for kprof gate's
                     --old-profiles/--new-profiles or kprof report`
 
+// runGoOrHelp runs "go verb" with kprof's wrapper, or shows the command's
+// help for -h, -help or --help alone (the go command's flags are not
+// parsed here, so cli does not see them).
+func runGoOrHelp(c *cli.Context, verb string) error {
+	args := c.Args().Slice()
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		return cli.ShowCommandHelp(c.Lineage()[1], verb)
+	}
+	return runGo(verb, args)
+}
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "toolexec" {
 		cfg, err := rewrite.ReadConfig()
@@ -94,7 +105,7 @@ func main() {
 				ArgsUsage:       "[build flags] [packages]",
 				Description:     buildHelp,
 				SkipFlagParsing: true,
-				Action:          func(c *cli.Context) error { return runGo("build", c.Args().Slice()) },
+				Action:          func(c *cli.Context) error { return runGoOrHelp(c, "build") },
 			},
 			{
 				Name:            "test",
@@ -102,7 +113,7 @@ func main() {
 				ArgsUsage:       "[test flags] [packages]",
 				Description:     buildHelp + "\n\nEach test binary writes <package>.test.kprof in the current directory.\n\n" + benchHelp,
 				SkipFlagParsing: true,
-				Action:          func(c *cli.Context) error { return runGo("test", c.Args().Slice()) },
+				Action:          func(c *cli.Context) error { return runGoOrHelp(c, "test") },
 			},
 			reportCommand(),
 			compareCommand(),
