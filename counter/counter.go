@@ -106,6 +106,15 @@ func TC(n int64, self *Func) bool {
 	return true
 }
 
+// TCL is TC at a loop header (a check that bounds time only, see SL).
+func TCL(n int64, self *Func) bool {
+	if st().Count <= 0 {
+		SL(self)
+	}
+	st().Count -= n
+	return true
+}
+
 // V charges n instructions and returns v: a tick on an expression switch's
 // case value.
 func V[X any](n int64, v X) X {

@@ -24,6 +24,20 @@ var unknown = Func{Name: "(unknown)"}
 //go:noinline
 func S(self *Func) { sample(self, nil) }
 
+// SL is the slow path of a check that only bounds the instructions between
+// samples (loop headers, long paths) and marks no change of calling
+// context. In exact mode (granularity 0) it takes no sample: the next check
+// that must (a call, a return) attributes the same instructions to the same
+// context, and loops run without calling the agent.
+//
+//go:noinline
+func SL(self *Func) {
+	if s := st(); s.Gran == 0 && s.Known && !s.InAgent {
+		return
+	}
+	sample(self, nil)
+}
+
 // SE is the slow path of a function's entry check: what is pending was run
 // by the caller, and callee is being called (an agent that counts calls,
 // CallCounter, is told).

@@ -150,7 +150,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	f.valueCases = map[*ast.CaseClause]*valueDispatch{}
 	f.valueOrder = nil
 	for _, at := range p.order {
-		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at]}
+		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at]}
 		if c.n == 0 && !c.pre && !c.post {
 			continue
 		}
@@ -192,6 +192,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 type check struct {
 	n               int64
 	pre, post       bool
+	loose           bool // the pre check bounds time only (counter.SL)
 	preWho, postWho string
 	entry           string
 }
@@ -202,6 +203,8 @@ func (c check) stmt() string {
 	switch {
 	case c.pre && c.entry != "":
 		fmt.Fprintf(&b, "if %s.Due() { %s.SE(%s) }; ", counterAlias, counterAlias, c.entry)
+	case c.pre && c.loose:
+		fmt.Fprintf(&b, "if %s.Due() { %s.SL(%s) }; ", counterAlias, counterAlias, c.preWho)
 	case c.pre:
 		fmt.Fprintf(&b, "if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, c.preWho)
 	}
@@ -217,6 +220,9 @@ func (c check) stmt() string {
 // tick returns a boolean expression that checks (if c.pre), charges and
 // is true.
 func (c check) tick() string {
+	if c.pre && c.loose {
+		return fmt.Sprintf("%s.TCL(%d, %s)", counterAlias, c.n, c.preWho)
+	}
 	if c.pre {
 		return fmt.Sprintf("%s.TC(%d, %s)", counterAlias, c.n, c.preWho)
 	}
@@ -234,6 +240,8 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	}
 	ps.n += c.n
 	if c.pre {
+		// Merged checks are loose only if all of them are.
+		ps.loose = c.loose && (!ps.pre || ps.loose)
 		ps.pre, ps.preWho = true, c.preWho
 	}
 	if c.entry != "" {

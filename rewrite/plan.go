@@ -24,9 +24,13 @@ type FuncPlan struct {
 
 	Charges map[Point]int64 // net amount charged at each point
 	Checks  map[Point]bool  // points with a granularity check before their charge
-	Final   map[Point]bool  // points with a check after their charge (blocks that return or panic)
-	Approx  []string        // blocks whose weight is placed approximately
-	order   []Point         // points in first-use order, for deterministic output
+	// Loose are the checks that only bound the instructions between
+	// samples (loop headers, MaxPath), not a change of context: in exact
+	// mode they leave the sample to the next check (counter.SL).
+	Loose  map[Point]bool
+	Final  map[Point]bool // points with a check after their charge (blocks that return or panic)
+	Approx []string       // blocks whose weight is placed approximately
+	order  []Point        // points in first-use order, for deterministic output
 }
 
 func (p *FuncPlan) add(at Point, n int64) {
@@ -53,6 +57,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		Body:    body,
 		Charges: make(map[Point]int64),
 		Checks:  make(map[Point]bool),
+		Loose:   make(map[Point]bool),
 		Final:   make(map[Point]bool),
 		Leaf:    true,
 	}
@@ -123,7 +128,16 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			}
 		}
 		addMaxPathChecks(fn, p.Weights, landed, need, int64(opts.MaxPath))
+		strict := make(map[Point]bool)
 		for b := range need {
+			if terminates(b) || hasCall(b) || b.Index == 0 {
+				strict[landed[b]] = true
+			}
+		}
+		for b := range need {
+			if at := landed[b]; !strict[at] && !terminates(b) {
+				p.Loose[at] = true
+			}
 			// A check normally comes before the block's charge: what is
 			// pending was run by this function since its previous check
 			// (or, at entry, by the caller). A block that returns or
@@ -521,8 +535,15 @@ func (c *funcCtx) mergeLoops(p *FuncPlan) {
 		w := p.Charges[head] + wp
 		p.Charges[head] = 0
 		if p.Checks[head] {
+			loose := p.Loose[head] && (!p.Checks[body] || p.Loose[body])
 			delete(p.Checks, head)
+			delete(p.Loose, head)
 			p.Checks[body] = true
+			if loose {
+				p.Loose[body] = true
+			} else {
+				delete(p.Loose, body)
+			}
 		}
 		p.add(body, w)
 		p.add(Point{afterStmt, c.listStmt(f)}, w)
