@@ -166,7 +166,13 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 
 func (g *gstate) sample(stack []*Func, from int, n int64, rec bool) {
 	g.mu.Lock()
-	cur := g.context(stack, from)
+	g.add(g.context(stack, from), n, rec)
+	g.mu.Unlock()
+}
+
+// add counts a sample of n instructions in context cur. The caller holds
+// g.mu.
+func (g *gstate) add(cur *node, n int64, rec bool) {
 	cur.samples++
 	cur.instr += n
 	g.last = cur
@@ -178,7 +184,6 @@ func (g *gstate) sample(stack []*Func, from int, n int64, rec bool) {
 		g.rtotal += n
 		g.rsamp++
 	}
-	g.mu.Unlock()
 }
 
 // SampleCall implements counter.CallCounter: a sample at a function's
@@ -187,22 +192,32 @@ func (g *gstate) sample(stack []*Func, from int, n int64, rec bool) {
 func (a *CCT) SampleCall(stack []*Func, callee *Func, n int64) int64 {
 	g := a.local()
 	rec := a.recording.Load()
+	exact := a.set.Mode == overlap.ModeExact
+	if !exact {
+		if n > 0 {
+			g.sample(stack, 0, n, rec)
+		}
+		return a.next(g)
+	}
+	// One walk of the stack for both the sample and the call.
+	g.mu.Lock()
+	parent := &g.root
+	if len(stack) > 0 {
+		parent = g.context(stack, 0)
+	}
 	if n > 0 {
-		g.sample(stack, 0, n, rec)
-	}
-	if a.set.Mode == overlap.ModeExact {
-		g.mu.Lock()
-		parent := &g.root
-		if len(stack) > 0 {
-			parent = g.context(stack, 0)
+		cur := parent
+		if len(stack) == 0 {
+			cur = g.context(stack, 0)
 		}
-		c := parent.childOf(callee, &g.nodes)
-		c.calls++
-		if rec {
-			c.rcalls++
-		}
-		g.mu.Unlock()
+		g.add(cur, n, rec)
 	}
+	c := parent.childOf(callee, &g.nodes)
+	c.calls++
+	if rec {
+		c.rcalls++
+	}
+	g.mu.Unlock()
 	return a.next(g)
 }
 
