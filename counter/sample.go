@@ -25,8 +25,7 @@ var unknown = Func{Name: "(unknown)"}
 func S(self *Func) { sample(self, nil) }
 
 // SL is the slow path of a check that only bounds the instructions between
-// samples (loop headers, long paths) and marks no change of calling
-// context. In exact mode (granularity 0) it takes no sample: the next check
+// samples (a loop header) and marks no change of calling context. In exact mode (granularity 0) it takes no sample: the next check
 // that must (a call, a return) attributes the same instructions to the same
 // context, and loops run without calling the agent.
 //

@@ -25,8 +25,8 @@ type FuncPlan struct {
 	Charges map[Point]int64 // net amount charged at each point
 	Checks  map[Point]bool  // points with a granularity check before their charge
 	// Loose are the checks that only bound the instructions between
-	// samples (loop headers, MaxPath), not a change of context: in exact
-	// mode they leave the sample to the next check (counter.SL).
+	// samples (loop headers), not a change of context: in exact mode they
+	// leave the sample to the next check (counter.SL).
 	Loose  map[Point]bool
 	Final  map[Point]bool // points with a check after their charge (blocks that return or panic)
 	Approx []string       // blocks whose weight is placed approximately
@@ -128,14 +128,18 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			}
 		}
 		addMaxPathChecks(fn, p.Weights, landed, need, int64(opts.MaxPath))
+		// Loop headers' checks are loose. (MaxPath checks are not: one
+		// inside a return statement's expression runs after the return
+		// block's check, and what it left pending would go to the
+		// caller.)
 		strict := make(map[Point]bool)
 		for b := range need {
-			if terminates(b) || hasCall(b) || b.Index == 0 {
+			if !headers[b] || terminates(b) || hasCall(b) || b.Index == 0 {
 				strict[landed[b]] = true
 			}
 		}
 		for b := range need {
-			if at := landed[b]; !strict[at] && !terminates(b) {
+			if at := landed[b]; !strict[at] {
 				p.Loose[at] = true
 			}
 			// A check normally comes before the block's charge: what is
