@@ -174,8 +174,10 @@ func goexit() {
 	if agent == nil || s.InAgent {
 		return
 	}
-	n := s.Gran - s.Count
 	enterAgent(s)
+	// Claimed, not just read: the program's exit may be flushing the
+	// goroutines that are still running (FlushOthers) at the same time.
+	n := claimPending()
 	agent.Exit(n)
 	s.InAgent = false
 }

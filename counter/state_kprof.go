@@ -21,3 +21,4 @@ func onUserStack() bool                                     { return runtime.Kpr
 func setGoexitHook(f func())                                { runtime.KprofSetGoexitHook(f) }
 func addExitHook(f func())                                  { runtime.KprofAddExitHook(f) }
 func executed() int64                                       { return runtime.KprofExecuted() }
+func claimPending() int64                                   { return runtime.KprofClaimPending() }

@@ -30,6 +30,12 @@ func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) {}
 func onUserStack() bool                                     { return true }
 func setGoexitHook(f func())                                {}
 func addExitHook(f func())                                  {}
+func claimPending() int64 {
+	n := plain.Gran - plain.Count
+	plain.Done += n
+	plain.Count = plain.Gran
+	return n
+}
 func executed() int64 {
 	if plain.InAgent {
 		return plain.Frozen

@@ -222,6 +222,20 @@ func KprofForEachOther(f func(stack []uintptr, n int64, local unsafe.Pointer)) {
 	})
 }
 
+// KprofClaimPending ends the running goroutine's period and returns the
+// instructions it counted in it. KprofForEachOther claims other
+// goroutines' periods under the same lock: an exiting goroutine's tail is
+// reported once, by whichever comes first.
+func KprofClaimPending() int64 {
+	k := &getg().kprof
+	lock(&allglock)
+	n := k.Gran - k.Count
+	k.Done += n
+	k.Count = k.Gran
+	unlock(&allglock)
+	return n
+}
+
 func kprofGoexit() {
 	if h := kprofGoexitHook; h != nil {
 		h()
