@@ -78,6 +78,14 @@ func Due() bool {
 	return st().Count <= 0
 }
 
+// DueP reports whether a sample is due and something was counted since the
+// last one: the check where a range-over-func body returns to its
+// iterator, which may follow the body's final check.
+func DueP() bool {
+	s := st()
+	return s.Count <= 0 && s.Count < s.Gran
+}
+
 // D charges n instructions and reports whether a sample is due: the check
 // of blocks that return or panic, whose instructions must be sampled in
 // their own function, not the caller's.

@@ -54,6 +54,7 @@ func (e *editor) replace(p, end token.Pos, rank int, text string) {
 const (
 	rankClose = 0
 	rankStmt  = 100
+	rankExit  = 150 // after a spot's charges, before a pop
 	rankPop   = 200
 	rankOpen  = 300
 )
@@ -105,6 +106,11 @@ type pendingStmt struct {
 
 // fileEmitter writes the plans of one file as insertions.
 type fileEmitter struct {
+	// lateFinal are the return statements whose results hold charges
+	// (&&, || operands): their final check comes after the results are
+	// evaluated, through temporaries (see emitLateFinal), with the
+	// sample naming the value.
+	lateFinal    map[*ast.ReturnStmt]string
 	pending      map[token.Pos]*pendingStmt
 	pendingOrder []token.Pos
 	valueCases   map[*ast.CaseClause]*valueDispatch
@@ -145,6 +151,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		return pre, post
 	}
 	push := !p.Leaf && !yield
+	f.lateFinal = map[*ast.ReturnStmt]string{}
 	f.pending = map[token.Pos]*pendingStmt{}
 	f.pendingOrder = nil
 	f.valueCases = map[*ast.CaseClause]*valueDispatch{}
@@ -181,6 +188,24 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		f.insert(p.Body.Lbrace+1, rankPop, text)
 		if !p.Defers {
 			f.emitPops(p)
+		}
+	}
+	if !push || p.Defers {
+		for r := range f.lateFinal {
+			f.emitLateFinal(p, r, "")
+		}
+	}
+	if yield {
+		// A range-over-func body returns to the iterator wherever it
+		// leaves the body: what it counted since its last check is
+		// sampled there, in its own name, not at the iterator's next
+		// check.
+		check := fmt.Sprintf("if %s.DueP() { %s.S(%s) }; ", counterAlias, counterAlias, self)
+		for _, pos := range yieldExits(p.Body) {
+			f.insert(pos, rankExit, check)
+		}
+		if !isTerminating(lastStmt(p.Body)) {
+			f.insert(p.Body.Rbrace, rankExit, "; "+check)
 		}
 	}
 }
@@ -269,6 +294,11 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 	case beforeStmt:
 		s := at.Node.(ast.Stmt)
 		pos := s.Pos()
+		if r, ok := s.(*ast.ReturnStmt); ok && c.post && f.lateFinalOK(p, r) {
+			// Charge here, check after the results.
+			f.lateFinal[r] = c.postWho
+			c.post = false
+		}
 		if l, ok := s.(*ast.LabeledStmt); ok {
 			switch l.Stmt.(type) {
 			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
@@ -358,6 +388,10 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
+			if _, late := f.lateFinal[n]; late {
+				f.emitLateFinal(p, n, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
+				return true
+			}
 			if len(n.Results) == 0 || p.Fn.Signature.Results().Len() > 4 || !f.callsIn(n.Results) {
 				f.insert(n.Pos(), rankPop, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
 				return true
@@ -394,6 +428,47 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) {
 		f.insert(p.Body.Rbrace, rankPop, fmt.Sprintf("; %s.R(%s)", counterAlias, depthVar))
 	}
+}
+
+// lateFinalOK reports whether the final check of return statement r must
+// and can come after its results: they hold charges (ticks of &&, ||
+// operands) that would otherwise run after the check and be sampled in the
+// caller, and every result is an expression of its own whose type can be
+// named at r.
+func (f *fileEmitter) lateFinalOK(p *FuncPlan, r *ast.ReturnStmt) bool {
+	res := p.Fn.Signature.Results()
+	if len(r.Results) == 0 || len(r.Results) != res.Len() {
+		return false
+	}
+	ticks := false
+	for _, at := range p.order {
+		if at.Kind == tickExpr && at.Node.Pos() >= r.Results[0].Pos() && at.Node.End() <= r.End() {
+			ticks = true
+		}
+	}
+	if !ticks {
+		return false
+	}
+	names, ok := f.resultTypes(p)
+	return ok && f.namesTypes(r.Pos(), names)
+}
+
+// emitLateFinal rewrites "return X0, X1" as
+// "{ var _kr0 T0 = X0; var _kr1 T1 = X1; <check>; <pop>return _kr0, _kr1 }".
+func (f *fileEmitter) emitLateFinal(p *FuncPlan, r *ast.ReturnStmt, pop string) {
+	names, _ := f.resultTypes(p)
+	tmps := make([]string, len(r.Results))
+	for i := range r.Results {
+		tmps[i] = fmt.Sprintf("_kr%d", i)
+		decl := fmt.Sprintf("var %s %s = ", tmps[i], names[i])
+		if i == 0 {
+			f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, "{ "+decl)
+		} else {
+			f.replace(r.Results[i-1].End(), r.Results[i].Pos(), rankOpen, "; "+decl)
+		}
+	}
+	check := fmt.Sprintf("if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, f.lateFinal[r])
+	f.insert(r.End(), rankClose, fmt.Sprintf("; %s%sreturn %s }", check, pop, strings.Join(tmps, ", ")))
 }
 
 // namesTypes reports whether every identifier in the type expressions
@@ -645,4 +720,53 @@ func clausesTerminate(s ast.Stmt) bool {
 		}
 	}
 	return hasDefault
+}
+
+// yieldExits returns the positions of the statements that leave a
+// range-over-func loop body (the yield function): returns, and break,
+// continue and goto statements whose target is outside the body.
+func yieldExits(body *ast.BlockStmt) []token.Pos {
+	inside := map[string]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.LabeledStmt:
+			inside[n.Label.Name] = true
+		}
+		return true
+	})
+	var out []token.Pos
+	var walk func(n ast.Node, loops, breakables int)
+	walk = func(n ast.Node, loops, breakables int) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if m == n {
+				return true
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				walk(m, loops+1, breakables+1)
+				return false
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				walk(m, loops, breakables+1)
+				return false
+			case *ast.ReturnStmt:
+				out = append(out, m.Pos())
+			case *ast.BranchStmt:
+				switch {
+				case m.Label != nil:
+					if !inside[m.Label.Name] {
+						out = append(out, m.Pos())
+					}
+				case m.Tok == token.CONTINUE && loops == 0, m.Tok == token.BREAK && breakables == 0:
+					out = append(out, m.Pos())
+				}
+			}
+			return true
+		})
+	}
+	walk(body, 0, 0)
+	return out
 }

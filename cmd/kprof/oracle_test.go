@@ -24,6 +24,17 @@ import (
 	"github.com/kprof/kprof/rewrite"
 )
 
+// knownMisattributed lists, per oracle program, the functions whose own
+// instructions in exact mode differ from the oracle's, by how much. A
+// return statement inside a range-over-func loop body charges and checks
+// the enclosing function's return block where it stands, inside the body
+// (while the iterator, count.func1, is on the stack), and restores the
+// stack depth there (so what the iterator runs after the body returns
+// false is sampled in main's context). The totals are exact.
+var knownMisattributed = map[string]map[string]int64{
+	"iterators": {"main.firstOver": -2, "main.count.func1": +1, "main.main": +1},
+}
+
 // oracleTotal runs a single-file, import-free program under
 // golang.org/x/tools/go/ssa/interp with tracing and counts, from the trace
 // alone, the instructions of every SSA block it enters — the metric's
@@ -168,19 +179,21 @@ func TestExactAgainstOracle(t *testing.T) {
 			prof := runProfile(t, bin, "exact")
 			if prof.TotalInstructions != want {
 				t.Errorf("exact total %d, oracle %d (δ %+d)", prof.TotalInstructions, want, prof.TotalInstructions-want)
-				got := map[string]int64{}
-				for _, fs := range prof.Flat() {
-					got[fs.Func.Name] = fs.Self
+			}
+			// Each function's own instructions, exactly, but for the known
+			// misattribution below.
+			got := map[string]int64{}
+			for _, fs := range prof.Flat() {
+				got[fs.Func.Name] = fs.Self
+			}
+			for name, n := range per {
+				if d := got[name] - n; d != knownMisattributed[filepath.Base(dir)][name] {
+					t.Errorf("%s: kprof %d instructions, oracle %d (known difference %+d)", name, got[name], n, knownMisattributed[filepath.Base(dir)][name])
 				}
-				for name, n := range per {
-					if got[name] != n {
-						t.Logf("  %s: kprof %d, oracle %d", name, got[name], n)
-					}
-				}
-				for name, n := range got {
-					if _, ok := per[name]; !ok {
-						t.Logf("  %s: kprof %d, oracle none", name, n)
-					}
+			}
+			for name, n := range got {
+				if _, ok := per[name]; !ok && n != 0 {
+					t.Errorf("%s: kprof %d instructions, oracle none", name, n)
 				}
 			}
 			// Calls: every function (range-over-func bodies apart) has an
