@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -19,6 +21,7 @@ type Results struct {
 	Quick         bool
 	Runs          int
 	PprofRuns     int
+	ExactRuns     int
 	N             string // "" when each workload ran at its default size
 	Granularities []int64
 	Jitter        int64
@@ -27,6 +30,8 @@ type Results struct {
 	GoVersion     string
 	Elapsed       string
 	Workloads     []*Workload
+	// Failures lists runs that exited 0 but wrote no profile.
+	Failures []string
 }
 
 // Machine is where the measurements ran.
@@ -44,6 +49,7 @@ type Workload struct {
 	ExactTotal    int64
 	ExactContexts int64
 	ExactSize     int
+	ExactFailed   bool // no exact-mode run wrote a profile
 	// ExactRepeat is the overlap of the first two exact-mode runs' profiles
 	// (100 for a deterministic program).
 	ExactRepeat float64
@@ -73,6 +79,9 @@ type Accuracy struct {
 	// (randomised only; 100 for a deterministic program).
 	Repeat    float64
 	Identical bool // the two runs' profiles are equal
+	// Failed is set when no run of the setting wrote a profile; the other
+	// fields are then zero.
+	Failed bool
 }
 
 // Timing is one run's wall-clock and CPU (user + system) time in seconds.
@@ -88,56 +97,65 @@ type PprofResult struct {
 	Samples, Dropped float64
 	Contexts         float64 // mean calling contexts of a timed run's profile
 	RunToRun         float64 // mean overlap over all pairs of timed runs
-	VsMerged         float64 // mean overlap of a timed run with the merged reference
+	VsMerged         float64 // mean overlap of a timed run with the merge of the other PprofRuns-1 runs
 	MergedSamples    int64
 }
 
 func (h *harness) analyze(name string, grans []int64) (*Workload, error) {
 	w := &Workload{Name: name, Checksum: h.checksum[name], Times: h.times[name]}
-	exact, err := overlap.ParseFile(h.profPath(name, cfgExact, 1))
-	if err != nil {
-		return nil, err
-	}
-	exact2, err := overlap.ParseFile(h.profPath(name, cfgExact, 2))
-	if err != nil {
-		return nil, err
-	}
-	w.ExactTotal = exact.TotalInstructions
-	w.ExactContexts = exact.SumInstructions()
-	w.ExactSize = overlap.Size(exact)
-	w.ExactRepeat = overlap.Contexts(exact, exact2)
-	w.ExactSelf = overlap.Contexts(exact, exact.Copy())
-	compare := func(p *overlap.Profile, g int64) Accuracy {
-		a := Accuracy{
-			Granularity: g,
-			Samples:     p.TotalSamples,
-			Overlap:     overlap.Contexts(exact, p),
-			FlatOverlap: overlap.Functions(exact, p),
-			DeltaB:      overlap.DeltaB(p.SumInstructions(), exact.TotalInstructions),
-			DeltaBTotal: overlap.DeltaB(p.TotalInstructions, exact.TotalInstructions),
-			Size:        overlap.Size(p),
+	// A run that wrote no profile is listed in Results.Failures; its
+	// settings are marked Failed here and left out of the means.
+	exacts, exactPaths := h.profiles(name, cfgExact, h.cfg.ExactRuns)
+	if len(exacts) == 0 {
+		w.ExactFailed = true
+		for _, g := range grans {
+			w.Constant = append(w.Constant, Accuracy{Granularity: g, Failed: true})
+			w.Randomised = append(w.Randomised, Accuracy{Granularity: g, Failed: true})
 		}
-		a.RelSize = 100 * float64(a.Size) / float64(max(w.ExactSize, 1))
-		return a
-	}
-	for _, g := range grans {
-		c, err := overlap.ParseFile(h.profPath(name, fmt.Sprintf("c%d", g), 1))
-		if err != nil {
-			return nil, err
+	} else {
+		exact := exacts[0]
+		w.ExactTotal = exact.TotalInstructions
+		w.ExactContexts = exact.SumInstructions()
+		w.ExactSize = overlap.Size(exact)
+		w.ExactSelf = overlap.Contexts(exact, exact.Copy())
+		w.ExactRepeat = 100
+		if len(exacts) > 1 {
+			w.ExactRepeat = overlap.Contexts(exact, exacts[1])
 		}
-		w.Constant = append(w.Constant, compare(c, g))
-		r1, err := overlap.ParseFile(h.profPath(name, cfgSample(g), 1))
-		if err != nil {
-			return nil, err
+		_ = exactPaths
+		compare := func(p *overlap.Profile, g int64) Accuracy {
+			a := Accuracy{
+				Granularity: g,
+				Samples:     p.TotalSamples,
+				Overlap:     overlap.Contexts(exact, p),
+				FlatOverlap: overlap.Functions(exact, p),
+				DeltaB:      overlap.DeltaB(p.SumInstructions(), exact.TotalInstructions),
+				DeltaBTotal: overlap.DeltaB(p.TotalInstructions, exact.TotalInstructions),
+				Size:        overlap.Size(p),
+			}
+			a.RelSize = 100 * float64(a.Size) / float64(max(w.ExactSize, 1))
+			return a
 		}
-		r2, err := overlap.ParseFile(h.profPath(name, cfgSample(g), 2))
-		if err != nil {
-			return nil, err
+		for _, g := range grans {
+			cs, _ := h.profiles(name, fmt.Sprintf("c%d", g), 1)
+			if len(cs) == 0 {
+				w.Constant = append(w.Constant, Accuracy{Granularity: g, Failed: true})
+			} else {
+				w.Constant = append(w.Constant, compare(cs[0], g))
+			}
+			rs, paths := h.profiles(name, cfgSample(g), h.cfg.Runs)
+			if len(rs) == 0 {
+				w.Randomised = append(w.Randomised, Accuracy{Granularity: g, Failed: true})
+				continue
+			}
+			a := compare(rs[0], g)
+			a.Repeat, a.Identical = 100, true
+			if len(rs) > 1 {
+				a.Repeat = overlap.Contexts(rs[0], rs[1])
+				a.Identical = equalFiles(paths[0], paths[1])
+			}
+			w.Randomised = append(w.Randomised, a)
 		}
-		a := compare(r1, g)
-		a.Repeat = overlap.Contexts(r1, r2)
-		a.Identical = equalFiles(h.profPath(name, cfgSample(g), 1), h.profPath(name, cfgSample(g), 2))
-		w.Randomised = append(w.Randomised, a)
 	}
 	for _, hz := range PprofRates {
 		pr, err := h.analyzePprof(name, hz)
@@ -147,6 +165,26 @@ func (h *harness) analyze(name string, grans []int64) (*Workload, error) {
 		w.Pprof = append(w.Pprof, pr)
 	}
 	return w, nil
+}
+
+// profiles reads the profiles of kind from runs 1..n that were written,
+// with their paths.
+func (h *harness) profiles(name, kind string, n int) ([]*overlap.Profile, []string) {
+	var ps []*overlap.Profile
+	var paths []string
+	for r := 1; r <= n; r++ {
+		path := h.profPath(name, kind, r)
+		p, err := overlap.ParseFile(path)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				h.failures = append(h.failures, fmt.Sprintf("%s: %v", path, err))
+			}
+			continue
+		}
+		ps = append(ps, p)
+		paths = append(paths, path)
+	}
+	return ps, paths
 }
 
 func equalFiles(a, b string) bool {
@@ -175,39 +213,51 @@ func (h *harness) readPprof(name string, hz int, path string) (*overlap.Profile,
 
 func (h *harness) analyzePprof(name string, hz int) (PprofResult, error) {
 	res := PprofResult{Hz: hz}
-	var runs, refs []*overlap.Profile
-	for r := 1; r <= h.cfg.Runs; r++ {
+	var all []*overlap.Profile // runs 1..PprofRuns; the first Runs are the timed ones
+	var timed int
+	for r := 1; r <= h.cfg.PprofRuns; r++ {
 		p, st, err := h.readPprof(name, hz, h.profPath(name, cfgPprof(hz), r))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // listed in the failures
+		}
 		if err != nil {
 			return res, err
 		}
-		runs = append(runs, p)
-		res.Samples += float64(st.Samples) / float64(h.cfg.Runs)
-		res.Dropped += float64(st.Dropped) / float64(h.cfg.Runs)
-		res.Contexts += float64(overlap.Size(p)) / float64(h.cfg.Runs)
-	}
-	for i := 1; i <= h.cfg.PprofRuns; i++ {
-		p, _, err := h.readPprof(name, hz, h.profPath(name, "ref"+cfgPprof(hz), i))
-		if err != nil {
-			return res, err
+		all = append(all, p)
+		if r <= h.cfg.Runs {
+			timed++
+			res.Samples += float64(st.Samples)
+			res.Dropped += float64(st.Dropped)
+			res.Contexts += float64(overlap.Size(p))
 		}
-		refs = append(refs, p)
 	}
-	merged, err := overlap.Merge(refs...)
+	if timed < 2 || len(all) <= timed {
+		return res, fmt.Errorf("pprof %d Hz: %d timed and %d further profiles, too few to compare", hz, timed, len(all)-timed)
+	}
+	res.Samples /= float64(timed)
+	res.Dropped /= float64(timed)
+	res.Contexts /= float64(timed)
+	merged, err := overlap.Merge(all...)
 	if err != nil {
 		return res, err
 	}
 	res.MergedSamples = merged.TotalSamples
 	var pairs []float64
-	for i := range runs {
-		for j := i + 1; j < len(runs); j++ {
-			pairs = append(pairs, overlap.Contexts(runs[i], runs[j]))
+	for i := 0; i < timed; i++ {
+		for j := i + 1; j < timed; j++ {
+			pairs = append(pairs, overlap.Contexts(all[i], all[j]))
 		}
 	}
 	res.RunToRun = mean(pairs)
+	// Each timed run against the merge of all the other runs, so that it
+	// is not compared with itself.
 	var vs []float64
-	for _, p := range runs {
-		vs = append(vs, overlap.Contexts(p, merged))
+	for i := 0; i < timed; i++ {
+		others, err := overlap.Merge(slices.Concat(all[:i], all[i+1:])...)
+		if err != nil {
+			return res, err
+		}
+		vs = append(vs, overlap.Contexts(all[i], others))
 	}
 	res.VsMerged = mean(vs)
 	return res, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -180,6 +181,9 @@ func perGranularity(res *Results, overlapAxis bool, title, ylabel string, pick f
 		ys := make([]float64, len(xs))
 		for k, a := range pick(w) {
 			ys[k] = field(a)
+			if a.Failed {
+				ys[k] = math.NaN()
+			}
 		}
 		if err := addLine(p, w.Name, i, xs, ys, false); err != nil {
 			return nil, err
@@ -201,7 +205,9 @@ func geomeanAcross(res *Results, pick func(*Workload) []Accuracy, field func(Acc
 	for k := range ys {
 		var col []float64
 		for _, w := range res.Workloads {
-			col = append(col, field(pick(w)[k]))
+			if a := pick(w)[k]; !a.Failed {
+				col = append(col, field(a))
+			}
 		}
 		ys[k] = geomean(col)
 	}
@@ -370,7 +376,7 @@ func pprofPlots(res *Results) ([][]*plot.Plot, error) {
 	var names []string
 	var vals [][]float64
 	for k, hz := range res.Rates {
-		names = append(names, fmt.Sprintf("pprof %d Hz vs merged %d runs", hz, res.PprofRuns), fmt.Sprintf("pprof %d Hz run to run", hz))
+		names = append(names, fmt.Sprintf("pprof %d Hz vs merged other %d runs", hz, res.PprofRuns-1), fmt.Sprintf("pprof %d Hz run to run", hz))
 		vals = append(vals,
 			withMean(func(w *Workload) float64 { return w.Pprof[k].VsMerged }),
 			withMean(func(w *Workload) float64 { return w.Pprof[k].RunToRun }))

@@ -46,7 +46,8 @@ type Config struct {
 	Work      string   // binaries and profiles; "" for a temporary directory
 	Workloads []string // nil: all (quick: quickWorkloads)
 	Runs      int      // timed runs per configuration; 0: default
-	PprofRuns int      // runs merged into a pprof reference; 0: default
+	PprofRuns int      // runs merged into a pprof reference, the timed ones included; 0: default
+	ExactRuns int      // timed exact-mode runs (the first rounds); 0: Runs
 	N         string   // -n for every workload; "": the workload's default
 	Command   string   // the command line, for the report
 	Log       io.Writer
@@ -65,11 +66,14 @@ func (cfg *Config) defaults() error {
 			cfg.PprofRuns = 3
 		}
 	}
+	if cfg.ExactRuns == 0 || cfg.ExactRuns > cfg.Runs {
+		cfg.ExactRuns = cfg.Runs
+	}
 	if cfg.Quick && cfg.N == "" {
 		cfg.N = "1"
 	}
-	if cfg.Runs < 2 || cfg.PprofRuns < 1 {
-		return fmt.Errorf("-runs must be at least 2 (run-to-run overlap) and -pprofruns at least 1")
+	if cfg.Runs < 2 || cfg.ExactRuns < 2 || cfg.PprofRuns <= cfg.Runs {
+		return fmt.Errorf("-runs and -exactruns must be at least 2 (run-to-run overlap), -pprofruns more than -runs")
 	}
 	if cfg.N != "" {
 		if n, err := strconv.Atoi(cfg.N); err != nil || n < 1 {
@@ -83,12 +87,11 @@ func (cfg *Config) defaults() error {
 }
 
 // Run builds everything, measures, and writes the report.
-func Run(ctx context.Context, cfg *Config) error {
+func Run(ctx context.Context, cfg *Config) (err error) {
 	if err := cfg.defaults(); err != nil {
 		return err
 	}
 	h := &harness{cfg: cfg, start: time.Now()}
-	var err error
 	if h.root, err = moduleRoot(); err != nil {
 		return err
 	}
@@ -116,7 +119,13 @@ func Run(ctx context.Context, cfg *Config) error {
 		if h.work, err = os.MkdirTemp("", "kprof-harness-"); err != nil {
 			return err
 		}
-		defer os.RemoveAll(h.work)
+		defer func() {
+			if err == nil {
+				os.RemoveAll(h.work)
+			} else {
+				fmt.Fprintf(cfg.Log, "harness: binaries and profiles kept in %s\n", h.work)
+			}
+		}()
 	} else {
 		h.work = cfg.Work
 		if err := os.MkdirAll(h.work, 0o777); err != nil {
@@ -130,6 +139,7 @@ func Run(ctx context.Context, cfg *Config) error {
 		Quick:         cfg.Quick,
 		Runs:          cfg.Runs,
 		PprofRuns:     cfg.PprofRuns,
+		ExactRuns:     cfg.ExactRuns,
 		N:             cfg.N,
 		Granularities: grans,
 		Jitter:        paperJitter,
@@ -159,6 +169,7 @@ func Run(ctx context.Context, cfg *Config) error {
 		}
 		res.Workloads = append(res.Workloads, w)
 	}
+	res.Failures = h.failures
 	res.Elapsed = time.Since(h.start).Round(time.Second).String()
 	if err := writeRaw(cfg.Out, res); err != nil {
 		return err
@@ -203,6 +214,8 @@ type harness struct {
 	checksum map[string]string
 	// times[workload][config] are the timed runs in round order.
 	times map[string]map[string][]Timing
+	// failures lists runs that exited 0 but wrote no profile.
+	failures []string
 }
 
 func (h *harness) logf(format string, args ...any) {
@@ -325,6 +338,7 @@ type job struct {
 	env      []string
 	args     []string
 	label    string // for progress
+	profile  string // the profile the run must write, if any
 }
 
 // Timing configurations, in the order each round runs them.
@@ -356,38 +370,48 @@ func (h *harness) plan(names []string, grans []int64) []job {
 			kind := fmt.Sprintf("c%d", g)
 			jobs = append(jobs, job{
 				workload: w, bin: h.bin(w, "kprof"), args: n,
-				env:   kprofEnv("sample", g, 0, h.profPath(w, kind, 1)),
-				label: fmt.Sprintf("accuracy %s g=%d constant", w, g),
+				env:     kprofEnv("sample", g, 0, h.profPath(w, kind, 1)),
+				profile: h.profPath(w, kind, 1),
+				label:   fmt.Sprintf("accuracy %s g=%d constant", w, g),
 			})
 		}
 	}
 	for r := 1; r <= h.cfg.Runs; r++ {
 		for _, w := range names {
-			add := func(config, bin string, env, extra []string) {
+			add := func(config, bin string, env, extra []string, profile string) {
 				jobs = append(jobs, job{
 					workload: w, config: config, round: r, bin: bin, env: env,
-					args:  append(slices.Clone(n), extra...),
-					label: fmt.Sprintf("timing round %d/%d: %s %s", r, h.cfg.Runs, w, config),
+					args:    append(slices.Clone(n), extra...),
+					profile: profile,
+					label:   fmt.Sprintf("timing round %d/%d: %s %s", r, h.cfg.Runs, w, config),
 				})
 			}
-			add(cfgPlain, h.bin(w, "plain"), nil, nil)
-			add(cfgOff, h.bin(w, "kprof"), []string{"KPROF_MODE=off"}, nil)
+			add(cfgPlain, h.bin(w, "plain"), nil, nil, "")
+			add(cfgOff, h.bin(w, "kprof"), []string{"KPROF_MODE=off"}, nil, "")
 			for _, g := range grans {
-				add(cfgSample(g), h.bin(w, "kprof"), kprofEnv("sample", g, paperJitter, h.profPath(w, cfgSample(g), r)), nil)
+				p := h.profPath(w, cfgSample(g), r)
+				add(cfgSample(g), h.bin(w, "kprof"), kprofEnv("sample", g, paperJitter, p), nil, p)
 			}
-			add(cfgExact, h.bin(w, "kprof"), kprofEnv("exact", 0, 0, h.profPath(w, cfgExact, r)), nil)
+			if r <= h.cfg.ExactRuns {
+				p := h.profPath(w, cfgExact, r)
+				add(cfgExact, h.bin(w, "kprof"), kprofEnv("exact", 0, 0, p), nil, p)
+			}
 			for _, hz := range PprofRates {
-				add(cfgPprof(hz), h.bin(w, "plain"), nil, pprofArgs(h.profPath(w, cfgPprof(hz), r), hz))
+				p := h.profPath(w, cfgPprof(hz), r)
+				add(cfgPprof(hz), h.bin(w, "plain"), nil, pprofArgs(p, hz), p)
 			}
 		}
 	}
 	for _, w := range names {
 		for _, hz := range PprofRates {
-			for i := 1; i <= h.cfg.PprofRuns; i++ {
+			// The timed runs are part of the reference.
+			for i := h.cfg.Runs + 1; i <= h.cfg.PprofRuns; i++ {
+				p := h.profPath(w, cfgPprof(hz), i)
 				jobs = append(jobs, job{
 					workload: w, bin: h.bin(w, "plain"),
-					args:  append(slices.Clone(n), pprofArgs(h.profPath(w, "ref"+cfgPprof(hz), i), hz)...),
-					label: fmt.Sprintf("pprof reference %s %d Hz, run %d/%d", w, hz, i, h.cfg.PprofRuns),
+					args:    append(slices.Clone(n), pprofArgs(p, hz)...),
+					profile: p,
+					label:   fmt.Sprintf("pprof reference %s %d Hz, run %d/%d", w, hz, i, h.cfg.PprofRuns),
 				})
 			}
 		}
@@ -418,9 +442,18 @@ func (h *harness) measure(ctx context.Context, jobs []job) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t, out, err := h.runOnce(ctx, j)
+		t, out, stderr, err := h.runOnce(ctx, j)
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.label, err)
+		}
+		if j.profile != "" {
+			if _, err := os.Stat(j.profile); err != nil {
+				// The run succeeded but wrote no profile: a failure of
+				// the profiler, which the report lists.
+				f := fmt.Sprintf("%s: no profile written; stderr: %s", j.label, strings.TrimSpace(stderr))
+				h.failures = append(h.failures, f)
+				h.logf("FAILURE %s", f)
+			}
 		}
 		// Every build and setting must compute the same thing.
 		if want, ok := h.checksum[j.workload]; !ok {
@@ -441,8 +474,8 @@ func (h *harness) measure(ctx context.Context, jobs []job) error {
 	return nil
 }
 
-// runOnce runs j and returns its timing and its stdout.
-func (h *harness) runOnce(ctx context.Context, j job) (Timing, string, error) {
+// runOnce runs j and returns its timing, stdout and stderr.
+func (h *harness) runOnce(ctx context.Context, j job) (Timing, string, string, error) {
 	cmd := exec.CommandContext(ctx, j.bin, j.args...)
 	cmd.Dir = h.work
 	cmd.Env = append(cleanEnv(), j.env...)
@@ -452,13 +485,13 @@ func (h *harness) runOnce(ctx context.Context, j job) (Timing, string, error) {
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return Timing{}, "", fmt.Errorf("%s: %v\n%s", filepath.Base(j.bin), err, stderr.Bytes())
+		return Timing{}, "", "", fmt.Errorf("%s: %v\n%s", filepath.Base(j.bin), err, stderr.Bytes())
 	}
 	ps := cmd.ProcessState
 	return Timing{
 		Wall: wall.Seconds(),
 		CPU:  (ps.UserTime() + ps.SystemTime()).Seconds(),
-	}, stdout.String(), nil
+	}, stdout.String(), stderr.String(), nil
 }
 
 // cleanEnv is the environment without KPROF_* settings, which would

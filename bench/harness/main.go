@@ -4,7 +4,7 @@
 //
 // Usage, from anywhere in the kprof module:
 //
-//	go run ./bench/harness [-quick] [-out DIR] [-workloads a,b] [-runs 5] [-pprofruns 20] [-n N]
+//	go run ./bench/harness [-quick] [-out DIR] [-workloads a,b] [-runs 5] [-exactruns N] [-pprofruns 20] [-n N]
 //	go run ./bench/harness -render DIR     (report and figures again from DIR/results/raw.json)
 //
 // It builds kprof, then every workload twice (go build, and kprof build) and
@@ -22,12 +22,14 @@
 //   - slowdown against the plain build (Figs 12–14): "No Prof."
 //     (KPROF_MODE=off), every randomised granularity, exact mode, and Go's
 //     runtime/pprof CPU profiler at 100 and 1000 Hz. Each is the median of
-//     -runs wall-clock runs, taken round-robin: every round runs every
+//     -runs wall-clock runs (exact mode: -exactruns, in the first rounds,
+//     since each costs about 13 plain runs), taken round-robin: every round runs every
 //     workload in every configuration once, so a change in the machine's
 //     load falls on all of them;
 //   - runtime/pprof as the paper's 'hprof' baseline (Figs 16–17): the
 //     overlap between its timed runs (run to run) and of each timed run with
-//     the merge of -pprofruns further runs of the same program. The pprof
+//     the merge of all the other runs of the same program (-pprofruns in
+//     all, the timed ones included). The pprof
 //     profiles become calling-context trees by the rules of fromPprof, so
 //     the same overlap measure applies;
 //   - geometric means across workloads of every overlap, size and slowdown.
@@ -36,8 +38,9 @@
 // the randomised profiles are those of the first timed run, the exact one
 // that of exact mode's first timed run, and the constant-granularity ones
 // come from one untimed run each. The harness checks that every run of
-// every build prints the plain build's checksum line and that two timed
-// runs give the same kprof profile.
+// every build prints the plain build's checksum line, compares two timed
+// runs of each kprof setting, and lists the runs that exited normally but
+// wrote no profile (their settings are left out of the means).
 //
 // It prints progress on stderr and writes DIR/RESULTS.md, the figures and
 // the raw measurements (results/raw.json) under DIR/results. -quick runs
@@ -63,7 +66,8 @@ func main() {
 	flag.StringVar(&cfg.Out, "out", "", "write RESULTS.md and results/ to this `dir` (default: a new temporary directory)")
 	flag.StringVar(&workloads, "workloads", "", "comma-separated `names` of workloads (default: all; with -quick: "+strings.Join(quickWorkloads, ",")+")")
 	flag.IntVar(&cfg.Runs, "runs", 0, "timed runs per configuration (default 5; with -quick 2)")
-	flag.IntVar(&cfg.PprofRuns, "pprofruns", 0, "runs merged into each pprof reference profile (default 20; with -quick 3)")
+	flag.IntVar(&cfg.PprofRuns, "pprofruns", 0, "runs per pprof rate, the timed ones included, for the merged references (default 20; with -quick 3)")
+	flag.IntVar(&cfg.ExactRuns, "exactruns", 0, "timed exact-mode runs, in the first rounds (default: -runs)")
 	flag.StringVar(&cfg.N, "n", "", "problem size passed to every workload as -n (default: each workload's own; with -quick 1)")
 	flag.StringVar(&cfg.Work, "work", "", "keep binaries and profiles in this `dir` (default: a temporary directory, removed at the end)")
 	flag.StringVar(&render, "render", "", "only write the report and figures again from `dir`/results/raw.json")

@@ -43,11 +43,12 @@ func kprofReference(res *Results) int64 {
 
 func (w *Workload) randomisedAt(g int64) Accuracy {
 	for _, a := range w.Randomised {
-		if a.Granularity == g {
+		if a.Granularity == g && !a.Failed {
 			return a
 		}
 	}
-	return Accuracy{Overlap: math.NaN()}
+	nan := math.NaN()
+	return Accuracy{Granularity: g, Failed: true, Overlap: nan, Repeat: nan, FlatOverlap: nan, RelSize: nan}
 }
 
 type report struct {
@@ -133,8 +134,8 @@ func (r *report) write() {
 	r.p("Measured on %s by `bench/harness` at commit %s, in %s.\n\n", res.Date, res.Commit, res.Elapsed)
 	r.p("- machine: %d cores, %s, %s/%s; %s\n", res.Machine.Cores, res.Machine.CPU, res.Machine.OS, res.Machine.Arch, res.GoVersion)
 	r.p("- reproduce: `%s` (from the repository root)\n", strings.TrimSpace(res.Command))
-	r.p("- workloads: %d at %s; timings are medians of %d interleaved runs; %d pprof runs merged per reference\n",
-		len(res.Workloads), size, res.Runs, res.PprofRuns)
+	r.p("- workloads: %d at %s; timings are medians of %d interleaved runs (exact mode: %d); %d runs per pprof rate (the timed ones included) for the merged references\n",
+		len(res.Workloads), size, res.Runs, res.ExactRuns, res.PprofRuns)
 	r.p("- figures: [accuracy](%[1]s/%[2]s), [size](%[1]s/%[3]s), [slowdown](%[1]s/%[4]s), [summary](%[1]s/%[5]s), [pprof](%[1]s/%[6]s); raw data: [%[7]s](%[1]s/%[7]s) (`go run ./bench/harness -render DIR` redraws them)\n\n",
 		FigDir, FigAccuracy, FigSize, FigSlowdown, FigSummary, FigPprof, RawName)
 	if res.Quick {
@@ -158,6 +159,9 @@ func maxDeltaB(res *Results, total bool) (float64, string) {
 	for _, w := range res.Workloads {
 		for kind, as := range map[string][]Accuracy{"constant": w.Constant, "randomised": w.Randomised} {
 			for _, a := range as {
+				if a.Failed {
+					continue
+				}
 				d := a.DeltaB
 				if total {
 					d = a.DeltaBTotal
@@ -174,7 +178,9 @@ func maxDeltaB(res *Results, total bool) (float64, string) {
 func (r *report) geomeanOverlap(g int64) float64 {
 	var xs []float64
 	for _, w := range r.res.Workloads {
-		xs = append(xs, w.randomisedAt(g).Overlap)
+		if a := w.randomisedAt(g); !a.Failed {
+			xs = append(xs, a.Overlap)
+		}
 	}
 	return geomean(xs)
 }
@@ -213,10 +219,20 @@ func (r *report) summary(g int64) {
 	if db > targetDeltaB || dt > targetDeltaB {
 		missed = append(missed, "δb")
 	}
+	if len(res.Failures) > 0 {
+		missed = append(missed, fmt.Sprintf("%d runs exited normally but wrote no profile (listed below; their settings are left out of the means)", len(res.Failures)))
+	}
 	if len(missed) == 0 {
 		r.p("Every target is met.\n\n")
 	} else {
 		r.p("Missed: %s.\n\n", strings.Join(missed, "; "))
+	}
+	if len(res.Failures) > 0 {
+		r.p("Runs that wrote no profile:\n\n")
+		for _, f := range res.Failures {
+			r.p("- %s\n", f)
+		}
+		r.p("\n")
 	}
 }
 
@@ -243,6 +259,10 @@ func (r *report) accuracyTable(pick func(*Workload) []Accuracy, field func(Accur
 			cells = append(cells, extra(w))
 		}
 		for _, a := range pick(w) {
+			if a.Failed {
+				cells = append(cells, "failed")
+				continue
+			}
 			cells = append(cells, format(field(a)))
 		}
 		r.row(cells...)
@@ -285,6 +305,10 @@ func (r *report) deltaBTable(pick func(*Workload) []Accuracy, total bool) {
 		cells := []string{fmt.Sprintf("%d", g)}
 		for _, w := range r.res.Workloads {
 			a := pick(w)[k]
+			if a.Failed {
+				cells = append(cells, "failed")
+				continue
+			}
 			d := a.DeltaB
 			if total {
 				d = a.DeltaBTotal
@@ -377,8 +401,8 @@ func (r *report) slowdown(g int64) {
 func (r *report) pprof(g int64) {
 	res := r.res
 	r.p("%s\n\n", Sections[5])
-	r.p("Go's timer-based CPU profiler (`runtime/pprof`, workloads' `-cpuprofile -cpuhz`) plays the paper's 'hprof'. There is no exact CPU-time profile to compare it with (hprof's cpu=times had one), so its accuracy is measured two ways: **run to run**, the mean overlap over all pairs of its %d timed runs; and **vs merged**, the mean overlap of each timed run with the merge of %d further runs of the same binary. kprof's columns are sampling at g = %d randomised against its exact profile, and two runs of each kprof mode against each other. Samples/s is samples over the median wall time. Figure: [%s](%s/%s).\n\n",
-		res.Runs, res.PprofRuns, g, FigPprof, FigDir, FigPprof)
+	r.p("Go's timer-based CPU profiler (`runtime/pprof`, workloads' `-cpuprofile -cpuhz`) plays the paper's 'hprof'. There is no exact CPU-time profile to compare it with (hprof's cpu=times had one), so its accuracy is measured two ways: **run to run**, the mean overlap over all pairs of its %d timed runs; and **vs merged**, the mean overlap of each timed run with the merge of the other %d runs of the same binary (%d runs per rate in all, the timed ones included). kprof's columns are sampling at g = %d randomised against its exact profile, and two runs of each kprof mode against each other. Samples/s is samples over the median wall time. Figure: [%s](%s/%s).\n\n",
+		res.Runs, res.PprofRuns-1, res.PprofRuns, g, FigPprof, FigDir, FigPprof)
 	cells := []string{"workload"}
 	for _, hz := range res.Rates {
 		cells = append(cells, fmt.Sprintf("%d Hz slowdown", hz), fmt.Sprintf("%d Hz samples/s", hz),
