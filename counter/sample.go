@@ -24,10 +24,12 @@ var unknown = Func{Name: "(unknown)"}
 //go:noinline
 func S(self *Func) { sample(self, nil) }
 
-// SL is the slow path of a check that only bounds the instructions between
-// samples (a loop header) and marks no change of calling context. In exact mode (granularity 0) it takes no sample: the next check
-// that must (a call, a return) attributes the same instructions to the same
-// context, and loops run without calling the agent.
+// SL is the slow path of a check that marks no change of calling context
+// (a loop header, a block that calls). In exact mode (granularity 0) it
+// takes no sample: the next check that must attributes the same
+// instructions to the same context — a callee's entry check samples in the
+// caller's context, a return check in the function's own — and loops run
+// without calling the agent.
 //
 //go:noinline
 func SL(self *Func) {

@@ -24,9 +24,9 @@ type FuncPlan struct {
 
 	Charges map[Point]int64 // net amount charged at each point
 	Checks  map[Point]bool  // points with a granularity check before their charge
-	// Loose are the checks that only bound the instructions between
-	// samples (loop headers), not a change of context: in exact mode they
-	// leave the sample to the next check (counter.SL).
+	// Loose are the checks that mark no change of calling context (loop
+	// headers, blocks that call): in exact mode they leave the sample to
+	// the next check that does, an entry or a return (counter.SL).
 	Loose  map[Point]bool
 	Final  map[Point]bool // points with a check after their charge (blocks that return or panic)
 	Approx []string       // blocks whose weight is placed approximately
@@ -128,13 +128,14 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			}
 		}
 		addMaxPathChecks(fn, p.Weights, landed, need, int64(opts.MaxPath))
-		// Loop headers' checks are loose. (MaxPath checks are not: one
-		// inside a return statement's expression runs after the return
-		// block's check, and what it left pending would go to the
-		// caller.)
+		// Loop headers' and calls' checks are loose: in exact mode, what
+		// is pending before a call is sampled by the callee's entry check
+		// (in the caller's context) or by this function's next check.
+		// (MaxPath checks are not: one inside an expression evaluated
+		// after a return's check would leave its count to the caller.)
 		strict := make(map[Point]bool)
 		for b := range need {
-			if !headers[b] || terminates(b) || hasCall(b) || b.Index == 0 {
+			if !headers[b] && !hasCall(b) || terminates(b) || b.Index == 0 {
 				strict[landed[b]] = true
 			}
 		}
