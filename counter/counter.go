@@ -37,7 +37,9 @@ type Agent interface {
 	// stack[len-1] the one running; n is the number of instructions the
 	// goroutine executed since its previous sample (or registration).
 	// Register and Sample return the number of instructions until the next
-	// sample: 0 asks for a sample at every check (exact mode).
+	// sample: 0 asks for a sample whenever the calling context may
+	// change — at every function entry and return (exact mode; the
+	// checks at loop headers and before calls then take none, see SL).
 	// stack[:from] is known to be unchanged since the goroutine's previous
 	// sample (kprof's counter passes 0: an agent that caches the path of
 	// the previous sample compares from the bottom, the paper's Fig. 9).
