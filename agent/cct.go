@@ -282,9 +282,17 @@ func (a *CCT) FlushRunning() {
 
 // Exit implements Profiler: the goroutine's tree joins the merged one.
 func (a *CCT) Exit(n int64) {
+	a.ExitClaim(func() int64 { return n })
+}
+
+// ExitClaim implements counter.ExitClaimer: the tail is claimed under a.mu,
+// which FlushRunning holds while it claims the tails of the goroutines
+// still running, and recorded before a.mu is released.
+func (a *CCT) ExitClaim(claim func() int64) {
 	p := counter.Local()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	n := claim()
 	if *p == nil {
 		a.total += n
 		return

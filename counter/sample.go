@@ -178,10 +178,24 @@ func goexit() {
 	}
 	enterAgent(s)
 	// Claimed, not just read: the program's exit may be flushing the
-	// goroutines that are still running (FlushOthers) at the same time.
-	n := claimPending()
-	agent.Exit(n)
+	// goroutines that are still running (FlushOthers) at the same time. An
+	// agent that claims inside its own lock (ExitClaimer) records the tail
+	// in the same step, so the exit's profile can neither miss it nor
+	// count it twice.
+	if ec, ok := agent.(ExitClaimer); ok {
+		ec.ExitClaim(claimPending)
+	} else {
+		agent.Exit(claimPending())
+	}
 	s.InAgent = false
+}
+
+// ExitClaimer is implemented by agents that take an exiting goroutine's
+// unsampled instructions themselves: ExitClaim calls claim (once, under
+// the lock that also guards FlushOthers' callers) and handles the result
+// as Exit would.
+type ExitClaimer interface {
+	ExitClaim(claim func() int64)
 }
 
 // Alloc returns size bytes of zeroed memory outside the Go heap, never
