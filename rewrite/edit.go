@@ -201,8 +201,8 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		// sampled there, in its own name, not at the iterator's next
 		// check.
 		check := fmt.Sprintf("if %s.DueP() { %s.S(%s) }; ", counterAlias, counterAlias, self)
-		for _, pos := range yieldExits(p.Body) {
-			f.insert(pos, rankExit, check)
+		for _, e := range bodyExits(p.Body, true) {
+			f.insert(e.Pos(), rankExit, check)
 		}
 		if !isTerminating(lastStmt(p.Body)) {
 			f.insert(p.Body.Rbrace, rankExit, "; "+check)
@@ -720,53 +720,4 @@ func clausesTerminate(s ast.Stmt) bool {
 		}
 	}
 	return hasDefault
-}
-
-// yieldExits returns the positions of the statements that leave a
-// range-over-func loop body (the yield function): returns, and break,
-// continue and goto statements whose target is outside the body.
-func yieldExits(body *ast.BlockStmt) []token.Pos {
-	inside := map[string]bool{}
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.LabeledStmt:
-			inside[n.Label.Name] = true
-		}
-		return true
-	})
-	var out []token.Pos
-	var walk func(n ast.Node, loops, breakables int)
-	walk = func(n ast.Node, loops, breakables int) {
-		ast.Inspect(n, func(m ast.Node) bool {
-			if m == n {
-				return true
-			}
-			switch m := m.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ForStmt, *ast.RangeStmt:
-				walk(m, loops+1, breakables+1)
-				return false
-			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-				walk(m, loops, breakables+1)
-				return false
-			case *ast.ReturnStmt:
-				out = append(out, m.Pos())
-			case *ast.BranchStmt:
-				switch {
-				case m.Label != nil:
-					if !inside[m.Label.Name] {
-						out = append(out, m.Pos())
-					}
-				case m.Tok == token.CONTINUE && loops == 0, m.Tok == token.BREAK && breakables == 0:
-					out = append(out, m.Pos())
-				}
-			}
-			return true
-		})
-	}
-	walk(body, 0, 0)
-	return out
 }

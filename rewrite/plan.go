@@ -1229,10 +1229,18 @@ func (c *funcCtx) rangeFuncByRank(b *ssa.BasicBlock) (*ast.RangeStmt, bool) {
 }
 
 // exitStmts returns the statements of a range-over-func body that leave
-// it (return, break, continue or goto to a target outside), in order.
-func (c *funcCtx) exitStmts(r *ast.RangeStmt) []ast.Stmt {
+// the loop (return, break, continue or goto to a target outside), in order:
+// those the resume dispatch after the loop tells apart.
+func (c *funcCtx) exitStmts(r *ast.RangeStmt) []ast.Stmt { return bodyExits(r.Body, false) }
+
+// bodyExits returns, in order, the statements of a range-over-func loop
+// body that leave the loop: returns, and break, continue and goto
+// statements whose target is outside the body. With continues, the
+// unlabeled continues of the loop itself are included too: they leave the
+// body (the yield function returns true) without leaving the loop.
+func bodyExits(body *ast.BlockStmt, continues bool) []ast.Stmt {
 	inside := map[string]bool{}
-	ast.Inspect(r.Body, func(n ast.Node) bool {
+	ast.Inspect(body, func(n ast.Node) bool {
 		if l, ok := n.(*ast.LabeledStmt); ok {
 			inside[l.Label.Name] = true
 		}
@@ -1264,14 +1272,15 @@ func (c *funcCtx) exitStmts(r *ast.RangeStmt) []ast.Stmt {
 					if !inside[m.Label.Name] {
 						out = append(out, m)
 					}
-				case m.Tok == token.BREAK && breakables == 0:
+				case m.Tok == token.BREAK && breakables == 0,
+					m.Tok == token.CONTINUE && loops == 0 && continues:
 					out = append(out, m)
 				}
 			}
 			return true
 		})
 	}
-	walk(r.Body, 0, 0)
+	walk(body, 0, 0)
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos() < out[j].Pos() })
 	return out
 }
