@@ -1,10 +1,5 @@
 package rewrite
 
-import (
-	"os"
-	"path/filepath"
-)
-
 // poolFile is added to package sync in deterministic mode: sync.Pool keeps
 // its items per goroutine, in the runtime's g (runtime.KprofPoolCache),
 // instead of per P. Whether Get finds an item then depends only on what the
@@ -80,34 +75,8 @@ func patchSync(files []string, workDir, goVersion string) ([]string, error) {
 		{"func (p *Pool) Put(x any) {\n", "func (p *Pool) Put(x any) { if kprofDetPool { kprofPut(p, x); return }\n"},
 		{"func (p *Pool) Get() any {\n", "func (p *Pool) Get() any { if kprofDetPool { return kprofGet(p) }\n"},
 	}
-	out := make([]string, 0, len(files)+1)
-	found := false
-	for _, f := range files {
-		if filepath.Base(f) != "pool.go" {
-			out = append(out, f)
-			continue
-		}
-		found = true
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		what := func(w string) error { return unsupportedPkg("sync", goVersion, w) }
-		if src, err = applyEdits(src, "pool.go", edits, what); err != nil {
-			return nil, err
-		}
-		nf, err := writePatched(workDir, f, src)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, nf)
-	}
-	if !found {
-		return nil, unsupportedPkg("sync", goVersion, "pool.go not found")
-	}
-	nf := filepath.Join(workDir, "kprof_pool.go")
-	if err := os.WriteFile(nf, []byte(poolFile), 0o666); err != nil {
-		return nil, err
-	}
-	return append(out, nf), nil
+	return patchPackage(files, workDir, goVersion, "sync", "pool.go", "kprof_pool.go", poolFile,
+		func(src []byte, what func(string) error) ([]byte, error) {
+			return applyEdits(src, "pool.go", edits, what)
+		})
 }

@@ -126,10 +126,30 @@ func patchTesting(files []string, workDir, goVersion string) ([]string, error) {
 		{"\t\t\tfmt.Fprintf(b.w, \"cpu: %s\\n\", cpu)\n\t\t}\n",
 			"\t\t\tfmt.Fprintf(b.w, \"cpu: %s\\n\", cpu)\n\t\t}; fmt.Fprintf(b.w, \"Unit " + BenchUnit + " assume=exact\\n\")\n"},
 	}
+	return patchPackage(files, workDir, goVersion, "testing", "benchmark.go", "kprof_testing.go", testingFile,
+		func(src []byte, what func(string) error) ([]byte, error) {
+			end, err := structEnd("benchmark.go", src, "B")
+			if err != nil {
+				return nil, what(err.Error())
+			}
+			src = append(src[:end:end], append([]byte("kprof kprofBench; "), src[end:]...)...)
+			if src, err = applyEdits(src, "benchmark.go", edits, what); err != nil {
+				return nil, err
+			}
+			src = bytes.ReplaceAll(src, []byte("highPrecisionTimeNow()"), []byte("kprofTimeNow()"))
+			return bytes.ReplaceAll(src, []byte("highPrecisionTimeSince("), []byte("kprofTimeSince(")), nil
+		})
+}
+
+// patchPackage applies patch to the file named base among a standard
+// package's compiled files and adds a file of its own (name, text); it
+// returns the new file list. It fails closed, naming the package.
+func patchPackage(files []string, workDir, goVersion, pkg, base, name, text string, patch func(src []byte, what func(string) error) ([]byte, error)) ([]string, error) {
+	what := func(w string) error { return unsupportedPkg(pkg, goVersion, w) }
 	out := make([]string, 0, len(files)+1)
 	found := false
 	for _, f := range files {
-		if filepath.Base(f) != "benchmark.go" {
+		if filepath.Base(f) != base {
 			out = append(out, f)
 			continue
 		}
@@ -138,17 +158,9 @@ func patchTesting(files []string, workDir, goVersion string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		end, err := structEnd(f, src, "B")
-		if err != nil {
-			return nil, unsupportedPkg("testing", goVersion, err.Error())
-		}
-		src = append(src[:end:end], append([]byte("kprof kprofBench; "), src[end:]...)...)
-		what := func(w string) error { return unsupportedPkg("testing", goVersion, w) }
-		if src, err = applyEdits(src, "benchmark.go", edits, what); err != nil {
+		if src, err = patch(src, what); err != nil {
 			return nil, err
 		}
-		src = bytes.ReplaceAll(src, []byte("highPrecisionTimeNow()"), []byte("kprofTimeNow()"))
-		src = bytes.ReplaceAll(src, []byte("highPrecisionTimeSince("), []byte("kprofTimeSince("))
 		nf, err := writePatched(workDir, f, src)
 		if err != nil {
 			return nil, err
@@ -156,10 +168,10 @@ func patchTesting(files []string, workDir, goVersion string) ([]string, error) {
 		out = append(out, nf)
 	}
 	if !found {
-		return nil, unsupportedPkg("testing", goVersion, "benchmark.go not found")
+		return nil, what(base + " not found")
 	}
-	nf := filepath.Join(workDir, "kprof_testing.go")
-	if err := os.WriteFile(nf, []byte(testingFile), 0o666); err != nil {
+	nf := filepath.Join(workDir, name)
+	if err := os.WriteFile(nf, []byte(text), 0o666); err != nil {
 		return nil, err
 	}
 	return append(out, nf), nil
