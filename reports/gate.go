@@ -126,11 +126,21 @@ func ReadBenchmarks(r io.Reader, name string) (*Benchmarks, error) {
 // ReadBenchmarksFile reads the named file as ReadBenchmarks does; "-" is
 // the standard input. Errors start with the file's name.
 func ReadBenchmarksFile(path string) (*Benchmarks, error) {
-	var data []byte
-	var err error
+	name, data, err := ReadInput(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseBenchmarks(data, name)
+}
+
+// ReadInput reads the named file ("-": the standard input) and returns
+// the name to show for it in messages and tables, and its contents
+// (never nil). Its errors start with that name.
+func ReadInput(path string) (name string, data []byte, err error) {
+	name = path
 	if path == "-" {
+		name = "standard input"
 		data, err = io.ReadAll(os.Stdin)
-		path = "standard input"
 	} else {
 		data, err = os.ReadFile(path)
 	}
@@ -139,9 +149,12 @@ func ReadBenchmarksFile(path string) (*Benchmarks, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return name, nil, fmt.Errorf("%s: %v", name, err)
 	}
-	return parseBenchmarks(data, path)
+	if data == nil {
+		data = []byte{}
+	}
+	return name, data, nil
 }
 
 func parseBenchmarks(data []byte, name string) (*Benchmarks, error) {

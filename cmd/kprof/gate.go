@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -261,26 +260,8 @@ func checkBaseline(bs *reports.Benchmarks, cfg *reports.GateConfig) error {
 
 // readGateInput reads a benchmark output file; "-" is the standard input.
 func readGateInput(path string) (gateInput, error) {
-	var data []byte
-	var err error
-	name := path
-	if path == "-" {
-		name = "standard input"
-		data, err = io.ReadAll(os.Stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return gateInput{}, fmt.Errorf("%s: %v", name, err)
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return gateInput{name, data}, nil
+	name, data, err := reports.ReadInput(path)
+	return gateInput{name, data}, err
 }
 
 // moduleRoot returns the nearest directory from dir up that holds a
