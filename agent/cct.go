@@ -281,18 +281,22 @@ func (a *CCT) FlushRunning() {
 }
 
 // Exit implements Profiler: the goroutine's tree joins the merged one.
-func (a *CCT) Exit(n int64) {
-	a.ExitClaim(func() int64 { return n })
-}
+func (a *CCT) Exit(n int64) { a.exit(nil, n) }
 
 // ExitClaim implements counter.ExitClaimer: the tail is claimed under a.mu,
 // which FlushRunning holds while it claims the tails of the goroutines
 // still running, and recorded before a.mu is released.
-func (a *CCT) ExitClaim(claim func() int64) {
+func (a *CCT) ExitClaim(claim func() int64) { a.exit(claim, 0) }
+
+// exit ends the calling goroutine's tree; its tail is n, or what claim
+// returns (called under a.mu).
+func (a *CCT) exit(claim func() int64, n int64) {
 	p := counter.Local()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n := claim()
+	if claim != nil {
+		n = claim()
+	}
 	if *p == nil {
 		a.total += n
 		return
