@@ -51,8 +51,8 @@ func AtExit(f func()) {
 // Suspend runs f with counting suspended on the calling goroutine: what f
 // runs is neither counted nor sampled.
 func Suspend(f func()) {
-	leave := counter.Enter()
-	defer leave()
+	p := counter.Suspend()
+	defer counter.Resume(p)
 	f()
 }
 

@@ -222,14 +222,6 @@ func FlushOthers(f func(stack []*Func, n int64, local unsafe.Pointer)) {
 // Local returns the agent's per-goroutine slot of the calling goroutine.
 func Local() *unsafe.Pointer { return &st().Local }
 
-// Enter marks the calling goroutine as running agent code: its checks do
-// not fire and what it runs is not counted until the returned function is
-// called. The agent uses it for work outside Sample (writing the profile).
-func Enter() (leave func()) {
-	p := Suspend()
-	return func() { Resume(p) }
-}
-
 // Paused is what Resume needs to continue counting.
 type Paused struct {
 	count   int64
@@ -237,7 +229,8 @@ type Paused struct {
 }
 
 // Suspend stops counting on the calling goroutine until Resume: its checks
-// do not fire and what it runs is not counted. Package testing suspends
+// do not fire and what it runs is not counted. The agent suspends counting
+// for work outside Sample (writing the profile); package testing suspends
 // counting around its own synchronisation and clock readings, so that a
 // benchmark's instructions/op holds the code under test alone.
 func Suspend() Paused {
