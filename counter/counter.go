@@ -92,9 +92,11 @@ func DueP() bool {
 // of blocks that return or panic, whose instructions must be sampled in
 // their own function, not the caller's.
 func D(n int64) bool {
-	s := st()
-	s.Count -= n
-	return s.Count <= 0
+	// Two reads of the field: a subtraction from memory and a compare with
+	// memory, where one read would take a load, a subtraction, a store and
+	// a test.
+	st().Count -= n
+	return st().Count <= 0
 }
 
 // T charges n instructions and returns true: a tick inside a boolean
@@ -144,12 +146,13 @@ func VC[X any](n int64, self *Func, v X) X {
 // P pushes f on the reified stack and returns the depth to restore when
 // the function returns.
 func P(f *Func) int {
-	s := st()
-	d := s.Depth
-	if uint(d) < uint(len(s.Stack)) {
-		s.Stack[d] = uintptr(unsafe.Pointer(f))
+	// st() at each use, as in TC: the g pointer is then read from its
+	// register at each use instead of being kept (and spilled) as a value.
+	d := st().Depth
+	if uint(d) < uint(len(st().Stack)) {
+		st().Stack[d] = uintptr(unsafe.Pointer(f))
 	}
-	s.Depth = d + 1
+	st().Depth = d + 1
 	return d
 }
 

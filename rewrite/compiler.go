@@ -107,22 +107,79 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 }
 `
 
+// The compiler marks every inlined call with an inline mark: a
+// zero-size pseudo-instruction that becomes a real NOP when no other
+// instruction sits at the call's source position. The runtime needs a mark
+// only for an inlined body that owns at least one instruction (its PC leads
+// the traceback back to the caller); the marks of bodies with no
+// instruction are left out of the function's inline tree anyway. kprof's
+// fast paths inline through st() and runtime.KprofState, whose bodies
+// compile to nothing (g is a register): without this patch most charges
+// and checks carried a NOP, a fifth of kprof's overhead. The patch makes
+// the marks of instructionless bodies zero-size, in every function.
+var ssagenPatches = []struct{ old, new string }{
+	{
+		old: "\t\t// Any unmatched inline marks now need to be added to the inlining tree (and will generate a nop instruction).\n\t\tfor _, p := range inlMarkList {\n\t\t\tif p.As != obj.ANOP {\n",
+		new: "\t\tkprofUsed := kprofInlineIndexes(s.pp.Text, inlMarks)\n" +
+			"\t\t// Any unmatched inline marks now need to be added to the inlining tree (and will generate a nop instruction).\n\t\tfor _, p := range inlMarkList {\n" +
+			"\t\t\tif p.As != obj.ANOP && !kprofUsed[inlMarks[p]] {\n\t\t\t\tp.As = obj.ANOP\n\t\t\t\tp.Pos = src.NoXPos\n\t\t\t\tp.From = obj.Addr{}\n\t\t\t\tp.To = obj.Addr{}\n\t\t\t}\n" +
+			"\t\t\tif p.As != obj.ANOP {\n",
+	},
+}
+
+// ssagenCode is appended to ssagen/ssa.go.
+const ssagenCode = `
+// kprofInlineIndexes returns the inline tree indexes that some instruction
+// of the function (other than an inline mark) lies in, with their ancestors.
+func kprofInlineIndexes(text *obj.Prog, marks map[*obj.Prog]int32) map[int32]bool {
+	used := make(map[int32]bool)
+	for p := text; p != nil; p = p.Link {
+		if _, ok := marks[p]; ok || !p.Pos.IsKnown() {
+			continue
+		}
+		for ix := base.Ctxt.InnermostPos(p.Pos).Base().InliningIndex(); ix >= 0 && !used[int32(ix)]; ix = base.Ctxt.InlTree.Parent(ix) {
+			used[int32(ix)] = true
+		}
+	}
+	return used
+}
+`
+
+// compilerPatch is one file of the compiler that kprof edits.
+type compilerPatch struct {
+	file  string // under GOROOT/src/cmd/compile/internal
+	edits []struct{ old, new string }
+	code  string // appended
+}
+
+var compilerPatches = []compilerPatch{
+	{"inline/inl.go", inlinerPatches, inlinerCode},
+	{"ssagen/ssa.go", ssagenPatches, ssagenCode},
+}
+
 // PatchedCompiler returns the path of kprof's compiler for the toolchain
 // at goroot, building it into cacheDir the first time (about half a minute).
 func PatchedCompiler(goroot, goVersion, cacheDir string) (string, error) {
-	src := filepath.Join(goroot, "src", "cmd", "compile", "internal", "inline", "inl.go")
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return "", fmt.Errorf("kprof: reading the compiler's inliner: %v", err)
-	}
-	for _, p := range inlinerPatches {
-		if bytes.Count(data, []byte(p.old)) != 1 {
-			return "", fmt.Errorf("kprof: the inliner of %s does not have the shape kprof patches; kprof supports %s.x only (or build with -kprof.stockcompiler)", goVersion, SupportedGo)
+	replace := make(map[string]string)
+	patched := make(map[string][]byte)
+	hash := sha256.New()
+	for _, cp := range compilerPatches {
+		src := filepath.Join(goroot, "src", "cmd", "compile", "internal", filepath.FromSlash(cp.file))
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return "", fmt.Errorf("kprof: reading the compiler's %s: %v", cp.file, err)
 		}
-		data = bytes.Replace(data, []byte(p.old), []byte(p.new), 1)
+		for _, p := range cp.edits {
+			if bytes.Count(data, []byte(p.old)) != 1 {
+				return "", fmt.Errorf("kprof: the compiler's %s in %s does not have the shape kprof patches; kprof supports %s.x only (or build with -kprof.stockcompiler)", cp.file, goVersion, SupportedGo)
+			}
+			data = bytes.Replace(data, []byte(p.old), []byte(p.new), 1)
+		}
+		data = append(data, cp.code...)
+		patched[src] = data
+		hash.Write(data)
 	}
-	data = append(data, inlinerCode...)
-	h := sha256.Sum256(data)
+	h := hash.Sum(nil)
 	id := goVersion + "-" + hex.EncodeToString(h[:8])
 	// The go command expects the tool to be called "compile" (-V=full).
 	dir := filepath.Join(cacheDir, "compile-"+id)
@@ -138,11 +195,14 @@ func PatchedCompiler(goroot, goVersion, cacheDir string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	patched := filepath.Join(tmp, "inl.go")
-	if err := os.WriteFile(patched, data, 0o666); err != nil {
-		return "", err
+	for src, data := range patched {
+		name := filepath.Join(tmp, filepath.Base(src))
+		if err := os.WriteFile(name, data, 0o666); err != nil {
+			return "", err
+		}
+		replace[src] = name
 	}
-	overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {src: patched}})
+	overlay, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
 	ov := filepath.Join(tmp, "overlay.json")
 	if err := os.WriteFile(ov, overlay, 0o666); err != nil {
 		return "", err

@@ -17,10 +17,11 @@ type FuncPlan struct {
 	Name    string // pprof-style name, e.g. "pkg.(*T).M.func1"
 	Line    int    // declaration line
 	Body    *ast.BlockStmt
-	Leaf    bool // calls no function: pushes its identifier only when it samples
-	Defers  bool // has defer statements: restores the stack depth in a deferred call
-	Weights []int64
-	Total   int64 // sum of block weights
+	Leaf    bool    // calls no function: pushes its identifier only when it samples
+	Defers  bool    // has defer statements: restores the stack depth in a deferred call
+	Weights []int64 // each block's weight (Weight)
+	Charged []int64 // what is charged for each block (hoistWeights)
+	Total   int64   // sum of block weights
 
 	Charges map[Point]int64 // net amount charged at each point
 	Checks  map[Point]bool  // points with a granularity check before their charge
@@ -73,9 +74,12 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	var pending []*ssa.BasicBlock
 	p.Weights = make([]int64, len(fn.Blocks))
 	for _, b := range fn.Blocks {
-		w := Weight(b)
-		p.Weights[b.Index] = w
-		p.Total += w
+		p.Weights[b.Index] = Weight(b)
+		p.Total += p.Weights[b.Index]
+	}
+	p.Charged = hoistWeights(fn, p.Weights)
+	for _, b := range fn.Blocks {
+		w := p.Charged[b.Index]
 		at, ok := c.land(b, p, w)
 		switch {
 		case ok:
@@ -103,7 +107,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	}
 	pending = c.matchOperands(p, pending, landed)
 	for _, b := range pending {
-		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Weights[b.Index]))
+		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Charged[b.Index]))
 	}
 	p.Approx = append(p.Approx, c.approx...)
 
@@ -113,7 +117,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// check: the check's call to the slow path would cost it its
 	// inlining (and with it, often, stack allocation of what it returns);
 	// its instructions are sampled at the caller's next check.
-	small := p.Leaf && len(headers) == 0 && longestPath(fn, p.Weights) <= int64(opts.SmallLeaf)
+	small := p.Leaf && len(headers) == 0 && longestPath(fn, p.Charged) <= int64(opts.SmallLeaf)
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
 		for _, b := range fn.Blocks {
@@ -127,7 +131,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 				need[b] = true
 			}
 		}
-		addMaxPathChecks(fn, p.Weights, landed, need, int64(opts.MaxPath))
+		addMaxPathChecks(fn, p.Charged, landed, need, int64(opts.MaxPath))
 		// Loop headers' and calls' checks are loose: in exact mode, what
 		// is pending before a call is sampled by the callee's entry check
 		// (in the caller's context) or by this function's next check.
@@ -458,7 +462,7 @@ func (c *funcCtx) isFuncBody() bool {
 // distribute places the weight of a block without a landing point on its
 // neighbours when flow conservation makes that exact.
 func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.BasicBlock]Point) bool {
-	w := p.Weights[b.Index]
+	w := p.Charged[b.Index]
 	// All predecessors jump only to b and are landed.
 	if len(b.Preds) > 0 {
 		ok := true
@@ -1139,7 +1143,7 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	}
 	for i, b := range blocks {
 		at := Point{tickExpr, operands[i]}
-		p.add(at, p.Weights[b.Index])
+		p.add(at, p.Charged[b.Index])
 		landed[b] = at
 	}
 	return rest
