@@ -88,6 +88,13 @@ func DueP() bool {
 	return s.Count <= 0 && s.Count < s.Gran
 }
 
+// DueK reports whether a sample is due once k more instructions are
+// charged: the check of a function that accumulates its charges in a local
+// variable (see package rewrite, "Charges") before it flushes them.
+func DueK(k int64) bool {
+	return st().Count <= k
+}
+
 // D charges n instructions and reports whether a sample is due: the check
 // of blocks that return or panic, whose instructions must be sampled in
 // their own function, not the caller's.

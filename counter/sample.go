@@ -46,6 +46,20 @@ func SL(self *Func) {
 //go:noinline
 func SE(callee *Func) { sample(nil, callee) }
 
+// SK is S after charging the k instructions a function accumulated
+// locally (DueK).
+func SK(k int64, self *Func) {
+	C(k)
+	S(self)
+}
+
+// SLK is SL after charging the k instructions a function accumulated
+// locally (DueK).
+func SLK(k int64, self *Func) {
+	C(k)
+	SL(self)
+}
+
 // CallCounter is implemented by agents that count calls per calling
 // context. SampleCall is Sample at a function's entry check: stack is the
 // caller's, callee the function being entered. kprof's exact mode checks at

@@ -39,6 +39,12 @@ var inlinerPatches = []struct{ old, new string }{
 
 // inlinerCode is appended to inl.go.
 const inlinerCode = `
+// kprofLocal reports whether x is the variable in which kprof accumulates
+// a function's charges.
+func kprofLocal(x ir.Node) bool {
+	return x != nil && x.Op() == ir.ONAME && x.Sym() != nil && x.Sym().Name == "_kp"
+}
+
 // kprofInserted reports whether n is code kprof inserted, and returns the
 // user's code inside it that the inliner must still cost.
 func kprofInserted(n ir.Node) ([]ir.Node, bool) {
@@ -65,13 +71,24 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		}
 	case ir.OAS:
 		as := n.(*ir.AssignStmt)
+		if kprofLocal(as.X) {
+			return nil, true
+		}
 		if as.Y == nil {
 			break
 		}
 		if _, ok := callee(as.Y); ok {
 			return nil, true
 		}
-		if ir.IsBlank(as.X) && as.Y.Op() == ir.ONAME && as.Y.Sym() != nil && as.Y.Sym().Name == "_kd" {
+		if ir.IsBlank(as.X) && as.Y.Op() == ir.ONAME && as.Y.Sym() != nil && (as.Y.Sym().Name == "_kd" || as.Y.Sym().Name == "_kp") {
+			return nil, true
+		}
+	case ir.OASOP:
+		if kprofLocal(n.(*ir.AssignOpStmt).X) {
+			return nil, true
+		}
+	case ir.ODCL:
+		if kprofLocal(n.(*ir.Decl).X) {
 			return nil, true
 		}
 	case ir.OCALLFUNC:

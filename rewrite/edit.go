@@ -17,6 +17,7 @@ import (
 const (
 	counterAlias = "_kprof"
 	depthVar     = "_kd"
+	localVar     = "_kp" // charges accumulated locally (FuncPlan.Local)
 )
 
 // An insertion is text placed at a byte offset of the original file.
@@ -53,6 +54,7 @@ func (e *editor) replace(p, end token.Pos, rank int, text string) {
 
 const (
 	rankClose = 0
+	rankDecl  = 50
 	rankStmt  = 100
 	rankExit  = 150 // after a spot's charges, before a pop
 	rankPop   = 200
@@ -157,7 +159,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	f.valueCases = map[*ast.CaseClause]*valueDispatch{}
 	f.valueOrder = nil
 	for _, at := range p.order {
-		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at]}
+		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
 		if c.n == 0 && !c.pre && !c.post {
 			continue
 		}
@@ -177,6 +179,9 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		if text := ps.stmt(); text != "" {
 			f.insert(pos, rankStmt, ps.prefix+text)
 		}
+	}
+	if p.Local {
+		f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("var %s int64; _ = %s; ", localVar, localVar))
 	}
 	if push {
 		// After the entry charge and check: push, and keep the depth to
@@ -220,10 +225,15 @@ type check struct {
 	loose           bool // the pre check bounds time only (counter.SL)
 	preWho, postWho string
 	entry           string
+	local           bool // the function accumulates charges in localVar (FuncPlan.Local)
+	flush           bool // local: a call or a wait follows; flush localVar into the count
 }
 
 // stmt returns the statements for c.
 func (c check) stmt() string {
+	if c.local {
+		return c.localStmt()
+	}
 	var b strings.Builder
 	switch {
 	case c.pre && c.entry != "":
@@ -238,6 +248,44 @@ func (c check) stmt() string {
 		fmt.Fprintf(&b, "if %s.D(%d) { %s.S(%s) }; ", counterAlias, c.n, counterAlias, c.postWho)
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
+	}
+	return b.String()
+}
+
+// localStmt returns the statements for c in a function that accumulates
+// its charges in localVar: a charge adds to it; a check compares the
+// goroutine's count with it, and flushes it into the count (a check marks
+// where a call, a loop iteration or a return may follow).
+func (c check) localStmt() string {
+	var b strings.Builder
+	if c.pre && c.flush && c.entry == "" {
+		// Before a call or a wait: flush, then check as a function that
+		// does not accumulate.
+		fmt.Fprintf(&b, "%s.C(%s); %s = 0; ", counterAlias, localVar, localVar)
+		c.local = false
+		b.WriteString(c.stmt())
+		return b.String()
+	}
+	switch {
+	case c.pre && c.entry != "":
+		// Nothing is accumulated yet.
+		fmt.Fprintf(&b, "if %s.Due() { %s.SE(%s) }; ", counterAlias, counterAlias, c.entry)
+	case c.pre && c.loose:
+		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SLK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.preWho, localVar)
+	case c.pre:
+		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.preWho, localVar)
+	}
+	switch {
+	case c.post:
+		fmt.Fprintf(&b, "if %s.D(%s + %d) { %s.S(%s) }; ", counterAlias, localVar, c.n, counterAlias, c.postWho)
+	case c.pre && c.entry != "":
+		if c.n != 0 {
+			fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
+		}
+	case c.pre && c.flush:
+		fmt.Fprintf(&b, "%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
+	case c.n != 0:
+		fmt.Fprintf(&b, "%s += %d; ", localVar, c.n)
 	}
 	return b.String()
 }
@@ -259,7 +307,7 @@ func (c check) tick() string {
 func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	ps, ok := f.pending[pos]
 	if !ok {
-		ps = &pendingStmt{check: check{preWho: c.preWho, postWho: c.postWho}, prefix: prefix}
+		ps = &pendingStmt{check: check{preWho: c.preWho, postWho: c.postWho, local: c.local}, prefix: prefix}
 		f.pending[pos] = ps
 		f.pendingOrder = append(f.pendingOrder, pos)
 	}
@@ -272,6 +320,7 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	if c.entry != "" {
 		ps.entry = c.entry
 	}
+	ps.flush = ps.flush || c.flush
 	if c.post {
 		ps.post, ps.postWho = true, c.postWho
 	}
@@ -345,14 +394,14 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		guard := f.guardExpr(sw, tt.Clause)
 		if guard == "" {
 			f.approx = append(f.approx, fmt.Sprintf("%s: type switch at %s: cannot tell which type matched; %d instructions charged to the first", p.Fn, f.fset.Position(sw.Pos()), n))
-			f.insert(tt.Clause.Colon+1, rankStmt, check{n: n}.stmt())
+			f.insert(tt.Clause.Colon+1, rankStmt, check{n: n, local: p.Local}.stmt())
 			return
 		}
 		var types []string
 		for _, t := range tt.Clause.List[tt.Index:] {
 			types = append(types, f.text(t))
 		}
-		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), check{n: n}.stmt()))
+		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), check{n: n, local: p.Local}.stmt()))
 	case defaultClause:
 		var body *ast.BlockStmt
 		switch sw := at.Node.(type) {
@@ -376,7 +425,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 			f.valueOrder = append(f.valueOrder, key)
 		}
 		d := f.valueCases[key]
-		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(vt.Clause.List[vt.Index]), check{n: n}.stmt()))
+		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(vt.Clause.List[vt.Index]), check{n: n, local: p.Local}.stmt()))
 	}
 }
 
@@ -468,6 +517,9 @@ func (f *fileEmitter) emitLateFinal(p *FuncPlan, r *ast.ReturnStmt, pop string) 
 		}
 	}
 	check := fmt.Sprintf("if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, f.lateFinal[r])
+	if p.Local {
+		check = fmt.Sprintf("if %s.D(%s) { %s.S(%s) }; ", counterAlias, localVar, counterAlias, f.lateFinal[r])
+	}
 	f.insert(r.End(), rankClose, fmt.Sprintf("; %s%sreturn %s }", check, pop, strings.Join(tmps, ", ")))
 }
 

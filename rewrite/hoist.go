@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"go/token"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
@@ -156,18 +157,28 @@ func loopNest(fn *ssa.Function) ([][]int, bool) {
 // runtime errors: it calls nothing, starts or defers nothing, and does not
 // wait on a channel.
 func plainFlow(b *ssa.BasicBlock) bool {
-	if hasCall(b) {
+	if hasCall(b) || blocks(b) {
 		return false
 	}
+	return len(b.Instrs) > 0 && !isPanic(b.Instrs[len(b.Instrs)-1])
+}
+
+func isPanic(instr ssa.Instruction) bool {
+	_, ok := instr.(*ssa.Panic)
+	return ok
+}
+
+// blocks reports whether b may wait on a channel.
+func blocks(b *ssa.BasicBlock) bool {
 	for _, instr := range b.Instrs {
 		switch instr := instr.(type) {
-		case *ssa.Send, *ssa.Select, *ssa.Panic:
-			return false
+		case *ssa.Send, *ssa.Select:
+			return true
 		case *ssa.UnOp:
-			if instr.Op.String() == "<-" {
-				return false
+			if instr.Op == token.ARROW {
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }

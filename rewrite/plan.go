@@ -28,8 +28,13 @@ type FuncPlan struct {
 	// Loose are the checks that mark no change of calling context (loop
 	// headers, blocks that call): in exact mode they leave the sample to
 	// the next check that does, an entry or a return (counter.SL).
-	Loose  map[Point]bool
-	Final  map[Point]bool // points with a check after their charge (blocks that return or panic)
+	Loose map[Point]bool
+	Final map[Point]bool // points with a check after their charge (blocks that return or panic)
+	// Local: the function adds its charges to a local variable, which the
+	// compiler keeps in a register, and flushes it into the goroutine's
+	// count at its checks (see localOK).
+	Local  bool
+	Flush  map[Point]bool // points of blocks that call or may block: a local function flushes there
 	Approx []string       // blocks whose weight is placed approximately
 	order  []Point        // points in first-use order, for deterministic output
 }
@@ -60,6 +65,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		Checks:  make(map[Point]bool),
 		Loose:   make(map[Point]bool),
 		Final:   make(map[Point]bool),
+		Flush:   make(map[Point]bool),
 		Leaf:    true,
 	}
 	for _, b := range fn.Blocks {
@@ -118,6 +124,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// inlining (and with it, often, stack allocation of what it returns);
 	// its instructions are sampled at the caller's next check.
 	small := p.Leaf && len(headers) == 0 && longestPath(fn, p.Charged) <= int64(opts.SmallLeaf)
+	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed)
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
 		for _, b := range fn.Blocks {
@@ -127,8 +134,13 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			// The entry check settles what the caller charged before the
 			// call (checks come before their block's charge), so that it
 			// is not sampled in this function.
-			if terminates(b) || hasCall(b) || headers[b] || b.Index == 0 {
+			// A function that accumulates its charges locally flushes
+			// them at checks, so it checks before it may block, too.
+			if terminates(b) || hasCall(b) || headers[b] || b.Index == 0 || p.Local && blocks(b) {
 				need[b] = true
+			}
+			if hasCall(b) || blocks(b) {
+				p.Flush[landed[b]] = true
 			}
 		}
 		addMaxPathChecks(fn, p.Charged, landed, need, int64(opts.MaxPath))
@@ -139,7 +151,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		// after a return's check would leave its count to the caller.)
 		strict := make(map[Point]bool)
 		for b := range need {
-			if !headers[b] && !hasCall(b) || terminates(b) || b.Index == 0 {
+			if !headers[b] && !hasCall(b) && !blocks(b) || terminates(b) || b.Index == 0 {
 				strict[landed[b]] = true
 			}
 		}
@@ -1392,4 +1404,30 @@ func (c *funcCtx) placeSwitches(p *FuncPlan) {
 			}
 		}
 	}
+}
+
+// localOK reports whether a function can accumulate its charges in a local
+// variable: every block that calls, may block or leaves the function is
+// landed at a statement, where its check flushes the variable before the
+// call, the wait or the exit. (A charge is a read-modify-write of the
+// goroutine's count in memory, and consecutive ones wait on each other; a
+// local variable lives in a register.) Runtime errors leave the frame
+// without a flush: what the function accumulated since its last check is
+// then not counted.
+func localOK(fn *ssa.Function, landed map[*ssa.BasicBlock]Point) bool {
+	for _, b := range fn.Blocks {
+		if !hasCall(b) && !blocks(b) && !terminates(b) {
+			continue
+		}
+		at, ok := landed[b]
+		if !ok {
+			return false
+		}
+		switch at.Kind {
+		case atFuncEntry, beforeStmt, afterStmt, atBodyStart, atFuncEnd, atBodyEnd:
+		default:
+			return false
+		}
+	}
+	return true
 }

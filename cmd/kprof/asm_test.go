@@ -10,17 +10,131 @@ import (
 )
 
 // TestFastPathInstructions disassembles an instrumented function and checks
-// the machine code of every granularity check: a compare of the counter in
-// the goroutine's g (register R14) with zero, a conditional branch to the
-// out-of-line slow path, and the block's charge as a subtraction from the
-// same memory — three instructions, no call. (The compiler may put a NOP
-// inline mark in between; NOPs are reported, not counted.)
+// the machine code of every granularity check and its block's charge: no
+// call on the fast path, and at most four instructions. The count lives in
+// the goroutine's g (register R14). Three forms occur (the compiler may put
+// NOPs in between; they are reported, not counted):
+//   - check, then charge: compare the count with zero, branch to the slow
+//     path, subtract the block's weight from memory (3);
+//   - in a function that accumulates its charges in a register (a loop
+//     without calls): load the count, compare it with the register, branch
+//     (3), and the block's charge, an addition to that register (1);
+//   - at a return, charge, then check: the accumulated charges are flushed
+//     with the block's (a load, a subtraction, an addition, a store), then
+//     the count is compared and the branch taken (6: a flush per return,
+//     not per block).
 func TestFastPathInstructions(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("amd64 only")
 	}
 	kprofBin := buildKprof(t)
 	bin := kprofBuild(t, kprofBin, "../../testdata/many", "-pkgs", "main")
+	insts := disassemble(t, bin, "main.work")
+	isNop := func(in x86asm.Inst) bool { return in.Op == x86asm.NOP }
+	// The count's offset in g: the entry check compares it with zero.
+	disp := int64(-1)
+	for _, in := range insts {
+		if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R14 && m.Disp != 0x10 {
+			disp = m.Disp
+			break
+		}
+	}
+	onCount := func(a x86asm.Arg) bool {
+		m, ok := a.(x86asm.Mem)
+		return ok && m.Base == x86asm.R14 && m.Disp == disp
+	}
+	isCharge := func(in x86asm.Inst) bool {
+		return (in.Op == x86asm.ADD || in.Op == x86asm.SUB || in.Op == x86asm.DEC) && onCount(in.Args[0])
+	}
+	// prev returns the index of the instruction before i, NOPs skipped.
+	prev := func(i int) int {
+		for i--; i >= 0 && isNop(insts[i]); i-- {
+		}
+		return i
+	}
+	forms := map[string]int{}
+	for i, in := range insts {
+		if in.Op != x86asm.CMP {
+			continue
+		}
+		j := i + 1
+		for j < len(insts) && isNop(insts[j]) {
+			j++
+		}
+		if j == len(insts) || !strings.HasPrefix(insts[j].Op.String(), "J") {
+			continue
+		}
+		nops := j - i - 1
+		var form string
+		var n int
+		switch {
+		case onCount(in.Args[0]):
+			if k := prev(i); k >= 0 && isCharge(insts[k]) {
+				form, n = "charge, check", 3
+				break
+			} else if k >= 3 && insts[k].Op == x86asm.MOV && onCount(insts[k].Args[0]) {
+				// A flush of accumulated charges, then the check.
+				form, n = "flush, check", 2+(i-prev(prev(prev(k))))
+				break
+			}
+			// Check, then charge: the charge follows on the fast path.
+			target := int64(0)
+			if rel, ok := insts[j].Args[0].(x86asm.Rel); ok {
+				target = offsetOf(insts, j+1) + int64(rel)
+			}
+			k := indexAt(insts, target)
+			for ; k >= 0 && k < len(insts) && !isCharge(insts[k]); k++ {
+				if c := insts[k]; c.Op == x86asm.CALL || c.Op == x86asm.RET || strings.HasPrefix(c.Op.String(), "J") {
+					k = -1
+					break
+				}
+			}
+			if k < 0 || k == len(insts) {
+				t.Errorf("%v; %v: no charge on the fast path", in, insts[j])
+				continue
+			}
+			form, n = "check, charge", 3
+		default:
+			// A compare of the count loaded into a register with the
+			// register that accumulates the charges.
+			k := prev(i)
+			if k < 0 || insts[k].Op != x86asm.MOV || !onCount(insts[k].Args[1]) {
+				continue
+			}
+			loaded := insts[k].Args[0]
+			acc := in.Args[0]
+			if acc == loaded {
+				acc = in.Args[1]
+			}
+			charge := -1
+			// Search back (the compiler schedules the charge early), up
+			// to a call or an unconditional jump.
+			for c := k - 1; c >= 0 && c > k-20 && insts[c].Op != x86asm.JMP && insts[c].Op != x86asm.CALL; c-- {
+				if (insts[c].Op == x86asm.ADD || insts[c].Op == x86asm.LEA || insts[c].Op == x86asm.INC || insts[c].Op == x86asm.SUB) && insts[c].Args[0] == acc {
+					charge = c
+					break
+				}
+			}
+			if charge < 0 {
+				continue
+			}
+			form, n = "register", 4
+		}
+		forms[form]++
+		t.Logf("%s: %v; %v (%d instructions, +%d NOP)", form, in, insts[j], n, nops)
+		if limit := 4; form != "flush, check" && n > limit || n > 6 {
+			t.Errorf("%s: %d instructions", form, n)
+		}
+	}
+	for _, f := range []string{"check, charge", "register", "flush, check"} {
+		if forms[f] == 0 {
+			t.Errorf("no check of the form %q in main.work (found %v)", f, forms)
+		}
+	}
+}
+
+// disassemble returns the instructions of function name in the ELF binary.
+func disassemble(t *testing.T, bin, name string) []x86asm.Inst {
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -37,12 +151,12 @@ func TestFastPathInstructions(t *testing.T) {
 	}
 	var fn elf.Symbol
 	for _, s := range syms {
-		if s.Name == "main.work" {
+		if s.Name == name {
 			fn = s
 		}
 	}
 	if fn.Size == 0 {
-		t.Fatal("main.work not found")
+		t.Fatalf("%s not found", name)
 	}
 	code := data[fn.Value-text.Addr : fn.Value-text.Addr+fn.Size]
 	var insts []x86asm.Inst
@@ -54,71 +168,7 @@ func TestFastPathInstructions(t *testing.T) {
 		insts = append(insts, in)
 		code = code[in.Len:]
 	}
-	isNop := func(in x86asm.Inst) bool { return in.Op == x86asm.NOP }
-	onG := func(a x86asm.Arg) bool {
-		m, ok := a.(x86asm.Mem)
-		return ok && m.Base == x86asm.R14 && m.Disp != 0x10 // 0x10(R14): the stack guard
-	}
-	checks, charged := 0, 0
-	for i, in := range insts {
-		if in.Op != x86asm.CMP || !onG(in.Args[0]) {
-			continue
-		}
-		if imm, ok := in.Args[1].(x86asm.Imm); !ok || imm != 0 {
-			continue
-		}
-		checks++
-		// The branch follows the compare (NOPs apart).
-		j := i + 1
-		for j < len(insts) && isNop(insts[j]) {
-			j++
-		}
-		if j == len(insts) || !strings.HasPrefix(insts[j].Op.String(), "J") {
-			t.Errorf("check %d: %v is followed by %v, not a branch", checks, in, insts[j])
-			continue
-		}
-		// On the fast path the branch jumps over the slow path to the
-		// charge: find it by address.
-		target := int64(0)
-		if rel, ok := insts[j].Args[0].(x86asm.Rel); ok {
-			target = offsetOf(insts, j+1) + int64(rel)
-		}
-		// The charge follows on the fast path, before the next branch or
-		// call (the compiler may schedule the block's own instructions
-		// around it).
-		k := indexAt(insts, target)
-		if k < 0 {
-			t.Errorf("check %d: branch target %#x not in the function", checks, target)
-			continue
-		}
-		nops := 0
-		var ch x86asm.Inst
-		found := false
-		for ; k < len(insts); k++ {
-			c := insts[k]
-			if isNop(c) {
-				nops++
-				continue
-			}
-			if (c.Op == x86asm.ADD || c.Op == x86asm.SUB || c.Op == x86asm.DEC) && onG(c.Args[0]) {
-				ch, found = c, true
-				break
-			}
-			if c.Op == x86asm.CALL || c.Op == x86asm.RET || strings.HasPrefix(c.Op.String(), "J") {
-				break
-			}
-		}
-		if !found {
-			t.Errorf("check %d: no charge on the fast path before %v", checks, insts[min(k, len(insts)-1)])
-			continue
-		}
-		charged++
-		// compare + branch + charge, NOPs not counted.
-		t.Logf("check %d: %v; %v; %v (3 instructions, +%d NOP)", checks, in, insts[j], ch, nops+(j-i-1))
-	}
-	if checks == 0 || charged == 0 {
-		t.Fatalf("found %d checks, %d with their charge, in main.work", checks, charged)
-	}
+	return insts
 }
 
 func offsetOf(insts []x86asm.Inst, i int) int64 {
