@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -15,6 +16,10 @@ type Settings struct {
 	Granularity int64  // g
 	Jitter      int64  // R: granularities are g + r, r uniform in [0, R)
 	Seed        uint64 // seed of every goroutine's PRNG
+	// VerifyPaths checks, at every sample, the part of the stack the
+	// counter reports unchanged against the cached path, and panics if it
+	// changed: kprof's tests set it (KPROF_VERIFY_PATHS=1).
+	VerifyPaths bool
 }
 
 // The agent's trees live outside the Go heap (counter.Alloc): sampling
@@ -66,15 +71,18 @@ func (n *node) childOf(f *Func, a *arena) *node {
 	return c
 }
 
-// gstate is one goroutine's samples. Only its goroutine writes it; the
-// lock (never contended in practice) lets the program's exit read it.
+// gstate is one goroutine's samples. Only its goroutine writes it, with
+// busy set; another goroutine reads it holding CCT.mu, with the world
+// stopped (counter.StopTheWorld) and no goroutine busy (see stopped). An
+// atomic lock here would cost more than the rest of an exact-mode sample.
 type gstate struct {
-	mu    spinlock
-	root  node
-	path  []*node // path cache (paper Fig. 9): path[i] is the node of stack[:i+1]
-	rng   uint64
-	total int64 // instructions this goroutine ran, exactly
-	nsamp int64
+	busy   bool
+	verify bool // Settings.VerifyPaths
+	root   node
+	path   []*node // path cache (paper Fig. 9): path[i] is the node of stack[:i+1]
+	rng    uint64
+	total  int64 // instructions this goroutine ran, exactly
+	nsamp  int64
 	// rtotal and rsamp count what was recorded (Record).
 	rtotal, rsamp int64
 	nodes         arena
@@ -125,6 +133,7 @@ func (a *CCT) stateOf(p *unsafe.Pointer) *gstate {
 	if *p == nil {
 		g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
 		g.rng = a.set.Seed | 1
+		g.verify = a.set.VerifyPaths
 		g.path = unsafe.Slice((**node)(counter.Alloc(maxPath*unsafe.Sizeof((*node)(nil)))), maxPath)[:0]
 		*p = unsafe.Pointer(g)
 		a.mu.Lock()
@@ -165,13 +174,13 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 }
 
 func (g *gstate) sample(stack []*Func, from int, n int64, rec bool) {
-	g.mu.Lock()
+	g.busy = true
 	g.add(g.context(stack, from), n, rec)
-	g.mu.Unlock()
+	g.busy = false
 }
 
-// add counts a sample of n instructions in context cur. The caller holds
-// g.mu.
+// add counts a sample of n instructions in context cur. The caller has set
+// g.busy.
 func (g *gstate) add(cur *node, n int64, rec bool) {
 	cur.samples++
 	cur.instr += n
@@ -189,44 +198,57 @@ func (g *gstate) add(cur *node, n int64, rec bool) {
 // SampleCall implements counter.CallCounter: a sample at a function's
 // entry check, in the caller's context; in exact mode it also counts the
 // call of callee in that context.
-func (a *CCT) SampleCall(stack []*Func, callee *Func, n int64) int64 {
+func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	g := a.local()
 	rec := a.recording.Load()
 	exact := a.set.Mode == overlap.ModeExact
 	if !exact {
 		if n > 0 {
-			g.sample(stack, 0, n, rec)
+			g.sample(stack, from, n, rec)
 		}
 		return a.next(g)
 	}
 	// One walk of the stack for both the sample and the call.
-	g.mu.Lock()
+	g.busy = true
 	parent := &g.root
 	if len(stack) > 0 {
-		parent = g.context(stack, 0)
+		parent = g.context(stack, from)
+	} else {
+		g.path = g.path[:0] // the next sample's from is against this stack
 	}
 	if n > 0 {
 		cur := parent
 		if len(stack) == 0 {
-			cur = g.context(stack, 0)
+			cur = g.context(stack, from)
 		}
 		g.add(cur, n, rec)
 	}
 	c := parent.childOf(callee, &g.nodes)
+	// The callee pushes itself next: its node is the next sample's.
+	if len(g.path) == len(stack) && len(g.path) < cap(g.path) {
+		g.path = append(g.path, c)
+	}
 	c.calls++
 	if rec {
 		c.rcalls++
 	}
-	g.mu.Unlock()
+	g.busy = false
 	return a.next(g)
 }
 
 // context returns the node of stack, walking the tree from the longest
 // prefix the path cache shares with it and updating the cache. The caller
-// holds g.mu.
+// has set g.busy.
 func (g *gstate) context(stack []*Func, from int) *node {
 	// stack[:from] is the previous sample's: its cached path holds.
 	i := min(from, len(g.path), len(stack))
+	if g.verify {
+		for j := range i {
+			if g.path[j].fn != stack[j] {
+				panic(fmt.Sprintf("kprof: agent: stack entry %d is %s, the cached path has %s (from %d)", j, stack[j].Name, g.path[j].fn.Name, from))
+			}
+		}
+	}
 	for i < len(stack) && i < len(g.path) && g.path[i].fn == stack[i] {
 		i++
 	}
@@ -301,9 +323,9 @@ func (a *CCT) exit(claim func() int64, n int64) {
 		a.total += n
 		return
 	}
+	// Others read g holding a.mu, as this does.
 	g := (*gstate)(*p)
 	*p = nil
-	g.mu.Lock()
 	g.total += n
 	rec := a.recording.Load()
 	if rec {
@@ -331,7 +353,6 @@ func (a *CCT) exit(claim func() int64, n int64) {
 	a.nsamp += g.nsamp
 	a.rtotal += g.rtotal
 	a.rsamp += g.rsamp
-	g.mu.Unlock()
 }
 
 func merge(dst, src *node, a *arena) {
@@ -361,11 +382,11 @@ func (a *CCT) ResetRecord() {
 	defer a.mu.Unlock()
 	forget(&a.done)
 	a.rtotal, a.rsamp = 0, 0
+	restart := a.stopped()
+	defer restart()
 	for g := a.live; g != nil; g = g.next {
-		g.mu.Lock()
 		forget(&g.root)
 		g.rtotal, g.rsamp = 0, 0
-		g.mu.Unlock()
 	}
 }
 
@@ -402,9 +423,13 @@ func (a *CCT) profile(meta overlap.Meta, recorded bool) *overlap.Profile {
 		total, nsamp = a.rtotal, a.rsamp
 	}
 	p := &overlap.Profile{Meta: meta, Root: root}
+	// With the world stopped, the live goroutines' trees are copied off
+	// the heap (allocating on the heap could start a GC, which stops the
+	// world itself).
+	var live node
+	restart := a.stopped()
 	for g := a.live; g != nil; g = g.next {
-		g.mu.Lock()
-		addTree(root, &g.root, recorded)
+		merge(&live, &g.root, &a.nodes)
 		if recorded {
 			total += g.rtotal
 			nsamp += g.rsamp
@@ -412,8 +437,9 @@ func (a *CCT) profile(meta overlap.Meta, recorded bool) *overlap.Profile {
 			total += g.total
 			nsamp += g.nsamp
 		}
-		g.mu.Unlock()
 	}
+	restart()
+	addTree(root, &live, recorded)
 	if recorded {
 		prune(root)
 	}
@@ -449,6 +475,28 @@ func addTree(dst *overlap.Node, src *node, recorded bool) {
 		addTree(dst.Child(ofunc(c.fn)), c, recorded)
 	}
 }
+
+// stopped stops the world with no goroutine in the middle of a sample
+// (busy), for a reader of the live goroutines' trees that holds a.mu, and
+// returns the function that restarts it. A busy goroutine was preempted
+// within a few instructions of being done: the world restarts until it is.
+func (a *CCT) stopped() (restart func()) {
+	for {
+		restart := counter.StopTheWorld()
+		busy := false
+		for g := a.live; g != nil && !busy; g = g.next {
+			busy = g.busy && g != a.localIfAny()
+		}
+		if !busy {
+			return restart
+		}
+		restart()
+		runtime.Gosched()
+	}
+}
+
+// localIfAny returns the calling goroutine's state, or nil.
+func (a *CCT) localIfAny() *gstate { return (*gstate)(*counter.Local()) }
 
 // spinlock guards agent state. Taken by its own goroutine on every sample
 // and by the program's exit once, it is never contended in practice; unlike

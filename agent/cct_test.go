@@ -115,7 +115,7 @@ func TestRecord(t *testing.T) {
 	a.Sample([]*Func{fa, fb}, 0, 50) // a first run, reset below
 	a.ResetRecord()
 	a.Sample([]*Func{fa, fb}, 0, 20)
-	a.SampleCall([]*Func{fa}, fc, 5)
+	a.SampleCall([]*Func{fa}, 0, fc, 5)
 	a.Record(false)
 	a.Sample([]*Func{fa, fc}, 0, 300) // after the timer
 	a.Record(true)

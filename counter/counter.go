@@ -41,8 +41,11 @@ type Agent interface {
 	// change — at every function entry and return (exact mode; the
 	// checks at loop headers and before calls then take none, see SL).
 	// stack[:from] is known to be unchanged since the goroutine's previous
-	// sample (kprof's counter passes 0: an agent that caches the path of
-	// the previous sample compares from the bottom, the paper's Fig. 9).
+	// sample, as far as that sample's stack reached (kprof's counter passes
+	// the depth below the running function at granularity 0, where every
+	// entry and return samples, and 0 otherwise: an agent that caches the
+	// path of the previous sample then compares from the bottom, the
+	// paper's Fig. 9).
 	// It returns the granularity until the next sample.
 	Sample(stack []*Func, from int, n int64) int64
 	// Exit is called when a goroutine ends, with the instructions it ran
@@ -50,12 +53,16 @@ type Agent interface {
 	Exit(n int64)
 }
 
-var agent Agent
+var (
+	agent       Agent
+	callCounter CallCounter // agent, if it counts calls (asserted once, not per sample)
+)
 
 // Install connects the agent. It must be called before any goroutine other
 // than the calling one runs instrumented code (from an init function).
 func Install(a Agent) {
 	agent = a
+	callCounter, _ = a.(CallCounter)
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.
 	s := st()

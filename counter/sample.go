@@ -62,11 +62,11 @@ func SLK(k int64, self *Func) {
 
 // CallCounter is implemented by agents that count calls per calling
 // context. SampleCall is Sample at a function's entry check: stack is the
-// caller's, callee the function being entered. kprof's exact mode checks at
+// caller's (from as in Agent.Sample), callee the function being entered. kprof's exact mode checks at
 // every entry, so the counts are exact there; functions without checks
 // (small loop-free leaves) are not counted.
 type CallCounter interface {
-	SampleCall(stack []*Func, callee *Func, n int64) int64
+	SampleCall(stack []*Func, from int, callee *Func, n int64) int64
 }
 
 func sample(self, callee *Func) {
@@ -104,8 +104,7 @@ func sample(self, callee *Func) {
 		g := agent.Register()
 		s.Known = true
 		s.Gran, s.Count = g, g-n
-		_, counts := agent.(CallCounter)
-		if s.Count > 0 && (callee == nil || !counts) {
+		if s.Count > 0 && (callee == nil || callCounter == nil) {
 			s.InAgent = false
 			return
 		}
@@ -126,13 +125,22 @@ func sample(self, callee *Func) {
 	depth := s.Depth
 	s.Depth = d
 	// Pushes do not record what they overwrite (that would cost every call
-	// three instructions): the agent compares the stack with its cached
-	// path from the bottom.
+	// three instructions). At granularity 0 every function entry samples
+	// before its push, and every return before its pop, so between two
+	// samples the stack only shrank, or grew by the entry the previous
+	// sample announced: its entries below the current depth are those of
+	// the previous sample, as far as that one reached (the agent knows how
+	// far). Otherwise the agent compares the stack with its cached path
+	// from the bottom.
+	from := 0
+	if s.Gran == 0 {
+		from = s.Depth
+	}
 	var g int64
-	if cc, ok := agent.(CallCounter); ok && callee != nil {
-		g = cc.SampleCall(stack, callee, n)
+	if callCounter != nil && callee != nil {
+		g = callCounter.SampleCall(stack, from, callee, n)
 	} else {
-		g = agent.Sample(stack, 0, n)
+		g = agent.Sample(stack, from, n)
 	}
 	s.Depth = depth
 	if g < 0 {
@@ -337,3 +345,8 @@ func WriteRecord(name string) {
 		Resume(p)
 	}
 }
+
+// StopTheWorld stops every other goroutine, and returns the function that
+// restarts them: an agent reads other goroutines' data in between. Outside kprof builds, and where the runtime
+// cannot stop the world, it stops nothing.
+func StopTheWorld() (restart func()) { return stopTheWorld() }

@@ -22,3 +22,9 @@ func setGoexitHook(f func())                                { runtime.KprofSetGo
 func addExitHook(f func())                                  { runtime.KprofAddExitHook(f) }
 func executed() int64                                       { return runtime.KprofExecuted() }
 func claimPending() int64                                   { return runtime.KprofClaimPending() }
+func stopTheWorld() func() {
+	if runtime.KprofStopTheWorld() {
+		return runtime.KprofStartTheWorld
+	}
+	return func() {}
+}

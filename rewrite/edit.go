@@ -158,6 +158,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	f.pendingOrder = nil
 	f.valueCases = map[*ast.CaseClause]*valueDispatch{}
 	f.valueOrder = nil
+	entryChecked := false
 	for _, at := range p.order {
 		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
 		if c.n == 0 && !c.pre && !c.post {
@@ -166,8 +167,14 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		c.preWho, c.postWho = who(at)
 		if at.Kind == atFuncEntry && !yield {
 			c.entry = self
+			entryChecked = entryChecked || c.pre
 		}
 		f.emitPoint(p, at, c)
+	}
+	if push && !entryChecked {
+		// Every push follows an entry check: at granularity 0 the counter
+		// relies on it (see counter.Agent's Sample).
+		f.insert(p.Body.Lbrace+1, rankStmt, check{pre: true, entry: self}.stmt())
 	}
 	for _, cl := range f.valueOrder {
 		d := f.valueCases[cl]

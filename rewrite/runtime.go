@@ -178,6 +178,24 @@ func KprofOnUserStack() bool {
 	return gp.m != nil && gp == gp.m.curg
 }
 
+// KprofStopTheWorld stops every other goroutine, so that the caller may
+// read their profiles, until KprofStartTheWorld. It
+// reports false, and stops nothing, where the world cannot be stopped: on a
+// system stack or with runtime locks held.
+func KprofStopTheWorld() bool {
+	gp := getg()
+	if gp.m == nil || gp != gp.m.curg || gp.m.locks != 0 || gp.m.mallocing != 0 {
+		return false
+	}
+	kprofWorld = stopTheWorld(stwReadMemStats)
+	return true
+}
+
+var kprofWorld worldStop
+
+// KprofStartTheWorld ends KprofStopTheWorld.
+func KprofStartTheWorld() { startTheWorld(kprofWorld) }
+
 // KprofSetGoexitHook sets the function every goroutine calls as it exits.
 func KprofSetGoexitHook(f func()) { kprofGoexitHook = f }
 

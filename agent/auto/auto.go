@@ -98,7 +98,7 @@ func (r benchRecorder) WriteRecord(name string) {
 
 // settings reads the KPROF_* variables.
 func settings(getenv func(string) string) (agent.Settings, string, error) {
-	set := agent.Settings{Mode: overlap.ModeSample, Granularity: 10000, Jitter: 100, Seed: 1}
+	set := agent.Settings{Mode: overlap.ModeSample, Granularity: 10000, Jitter: 100, Seed: 1, VerifyPaths: getenv("KPROF_VERIFY_PATHS") == "1"}
 	if m := getenv("KPROF_MODE"); m != "" {
 		switch m {
 		case overlap.ModeSample, overlap.ModeExact, "off":

@@ -261,7 +261,9 @@ func runProfile(t *testing.T, bin, mode string, env ...string) *overlap.Profile 
 func runProfileArgs(t *testing.T, bin, mode string, args []string, env ...string) *overlap.Profile {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "p.kprof")
-	env = append(env, "KPROF_MODE="+mode, "KPROF_OUT="+out)
+	// KPROF_VERIFY_PATHS: the agent checks the stack entries the counter
+	// reports unchanged since the previous sample (exact mode trusts them).
+	env = append(env, "KPROF_MODE="+mode, "KPROF_OUT="+out, "KPROF_VERIFY_PATHS=1")
 	if o, err := runCmd("", env, bin, args...); err != nil {
 		t.Fatalf("%s: %v\n%s", bin, err, o)
 	}
