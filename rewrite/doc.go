@@ -45,6 +45,27 @@
 // neighbouring blocks by flow conservation. The Checker verifies the result;
 // Stats reports any block whose weight could only be placed approximately.
 //
+// Fewer charges: a charge is a read-modify-write of one word of the
+// goroutine, and consecutive ones wait on each other through memory, so
+// kprof removes charges from paths in two ways.
+//
+//   - A block's weight moves to a dominator that runs exactly as often
+//     (every path from the dominator reaches the block, in the same loops,
+//     in a function whose loops are all natural), when nothing between
+//     them calls, starts or defers a function, or waits on a channel
+//     (hoistWeights). Both then run equally often, so totals stay exact.
+//   - A function whose blocks that call, wait or leave it are all charged
+//     at statements adds its charges to a local variable, which the
+//     compiler keeps in a register, and flushes it into the goroutine's
+//     count before each call and wait and at each return and panic; its
+//     checks compare the count with the variable (FuncPlan.Local).
+//
+// Both are exact for every run in which no runtime error (a nil
+// dereference, an index out of range) unwinds a frame: such an error
+// leaves uncounted what the frame accumulated since its last flush, and
+// counted a weight moved ahead of it that did not run. Explicit panics,
+// panics of callees, runtime.Goexit and os.Exit come after a flush.
+//
 // # Checks
 //
 // A granularity check (`if counter <= 0 { sample }`) follows the charge of

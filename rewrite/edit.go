@@ -261,8 +261,8 @@ func (c check) stmt() string {
 
 // localStmt returns the statements for c in a function that accumulates
 // its charges in localVar: a charge adds to it; a check compares the
-// goroutine's count with it, and flushes it into the count (a check marks
-// where a call, a loop iteration or a return may follow).
+// goroutine's count with it (DueK); before a call or a wait, and at a
+// return or panic, it is flushed into the count.
 func (c check) localStmt() string {
 	var b strings.Builder
 	if c.pre && c.flush && c.entry == "" {
@@ -289,8 +289,6 @@ func (c check) localStmt() string {
 		if c.n != 0 {
 			fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
 		}
-	case c.pre && c.flush:
-		fmt.Fprintf(&b, "%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s += %d; ", localVar, c.n)
 	}

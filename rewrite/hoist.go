@@ -48,8 +48,12 @@ func hoistWeights(fn *ssa.Function, w []int64) []int64 {
 		if w[b.Index] == 0 || b.Index == 0 {
 			continue
 		}
-		for d := b.Idom(); d != nil && slices.Equal(loops[d.Index], loops[b.Index]) && reaches(d, b); d = d.Idom() {
-			target[b.Index] = d
+		// The farthest dominator that qualifies (one between may not: a
+		// loop's header does not run as often as the loop's exit).
+		for d := b.Idom(); d != nil; d = d.Idom() {
+			if slices.Equal(loops[d.Index], loops[b.Index]) && reaches(d, b) {
+				target[b.Index] = d
+			}
 		}
 	}
 	// Moves chain: a block moved to d moves on with d's own weight.
