@@ -3,11 +3,14 @@
 // runtime patch appends to runtime.g), and the sampling slow path that hands
 // the stack to the agent (paper §3–4).
 //
-// The fast paths (C, D, T, TC, P, R and the Ret helpers) are small enough
-// for the compiler to inline: a charge is one subtraction from a field of
-// the current g, a check one comparison and a branch to the out-of-line
-// slow path S. The package depends on the runtime only, so that every
-// package outside the runtime can be instrumented; it is never itself
+// The fast paths (C, D, DueK, T, TC, P, R and the Ret helpers) are small
+// enough for the compiler to inline: a charge is one subtraction from a
+// field of the current g, a check one comparison and a branch to the
+// out-of-line slow path S. A function that accumulates its charges in a
+// local variable (package rewrite, "Where charges go") checks with DueK
+// and flushes with C; its slow paths SK and SLK charge what it accumulated
+// first. The package depends on the runtime only, so that every package
+// outside the runtime can be instrumented; it is never itself
 // instrumented.
 package counter
 
