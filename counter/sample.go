@@ -134,7 +134,7 @@ func sample(self, callee *Func) {
 	// from the bottom.
 	from := 0
 	if s.Gran == 0 {
-		from = s.Depth
+		from = depth // not the entry sample wrote for self
 	}
 	var g int64
 	if callCounter != nil && callee != nil {

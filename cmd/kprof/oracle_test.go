@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,4 +273,33 @@ func runProfileArgs(t *testing.T, bin, mode string, args []string, env ...string
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestExactPathsRangeFunc runs a program whose range-over-func body samples
+// where another callee stood at the previous sample, in exact mode with
+// KPROF_VERIFY_PATHS (runProfile sets it: the agent panics if the stack it
+// was told is unchanged changed), and checks that the body's instructions
+// are in parse's context (under the iterator), not under strings.Index.
+func TestExactPathsRangeFunc(t *testing.T) {
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/rangepaths")
+	p := runProfile(t, bin, "exact")
+	var found bool
+	var walk func(n *overlap.Node, path []string)
+	walk = func(n *overlap.Node, path []string) {
+		for _, c := range n.Children {
+			q := append(path, c.Func.Name)
+			if c.Func.Name == "main.parse-range1" {
+				found = true
+				if !slices.Contains(path, "main.parse") || slices.Contains(path, "strings.Index") {
+					t.Errorf("range body in context %v", q)
+				}
+			}
+			walk(c, q)
+		}
+	}
+	walk(p.Root, []string{"(root)"})
+	if !found {
+		t.Error("no context for main.parse-range1")
+	}
 }
