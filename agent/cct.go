@@ -219,7 +219,7 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	if n > 0 {
 		cur := parent
 		if len(stack) == 0 {
-			cur = g.context(stack, from)
+			cur = parent.childOf(&noStack, &g.nodes) // as context does
 		}
 		g.add(cur, n, rec)
 	}
@@ -481,11 +481,14 @@ func addTree(dst *overlap.Node, src *node, recorded bool) {
 // returns the function that restarts it. A busy goroutine was preempted
 // within a few instructions of being done: the world restarts until it is.
 func (a *CCT) stopped() (restart func()) {
+	// The caller's own state may be busy only if a sample of its own
+	// panicked (the exit then still writes the profile).
+	self := (*gstate)(*counter.Local())
 	for {
 		restart := counter.StopTheWorld()
 		busy := false
 		for g := a.live; g != nil && !busy; g = g.next {
-			busy = g.busy && g != a.localIfAny()
+			busy = g.busy && g != self
 		}
 		if !busy {
 			return restart
@@ -495,12 +498,11 @@ func (a *CCT) stopped() (restart func()) {
 	}
 }
 
-// localIfAny returns the calling goroutine's state, or nil.
-func (a *CCT) localIfAny() *gstate { return (*gstate)(*counter.Local()) }
-
-// spinlock guards agent state. Taken by its own goroutine on every sample
-// and by the program's exit once, it is never contended in practice; unlike
-// sync.Mutex it runs no instrumented code and needs no heap.
+// spinlock guards the CCT's shared state: the list of live goroutines,
+// the merged tree of exited ones, and readers of both. It is taken when a
+// goroutine first samples, when it exits, and when the profile is read,
+// never on the sample path; unlike sync.Mutex it runs no instrumented code
+// and needs no heap.
 type spinlock struct{ v int32 }
 
 func (l *spinlock) Lock() {

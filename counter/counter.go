@@ -59,6 +59,7 @@ type Agent interface {
 var (
 	agent       Agent
 	callCounter CallCounter // agent, if it counts calls (asserted once, not per sample)
+	exitClaimer ExitClaimer // agent, if it claims exiting goroutines' tails
 )
 
 // Install connects the agent. It must be called before any goroutine other
@@ -66,6 +67,7 @@ var (
 func Install(a Agent) {
 	agent = a
 	callCounter, _ = a.(CallCounter)
+	exitClaimer, _ = a.(ExitClaimer)
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.
 	s := st()
@@ -100,7 +102,7 @@ func DueP() bool {
 
 // DueK reports whether a sample is due once k more instructions are
 // charged: the check of a function that accumulates its charges in a local
-// variable (see package rewrite, "Charges") before it flushes them.
+// variable (package rewrite, "Where charges go") before it flushes them.
 func DueK(k int64) bool {
 	return st().Count <= k
 }

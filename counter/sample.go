@@ -62,9 +62,9 @@ func SLK(k int64, self *Func) {
 
 // CallCounter is implemented by agents that count calls per calling
 // context. SampleCall is Sample at a function's entry check: stack is the
-// caller's (from as in Agent.Sample), callee the function being entered. kprof's exact mode checks at
-// every entry, so the counts are exact there; functions without checks
-// (small loop-free leaves) are not counted.
+// caller's (from as in Agent.Sample), callee the function being entered.
+// kprof's exact mode checks at every entry, so the counts are exact there;
+// functions without checks (small loop-free leaves) are not counted.
 type CallCounter interface {
 	SampleCall(stack []*Func, from int, callee *Func, n int64) int64
 }
@@ -134,7 +134,7 @@ func sample(self, callee *Func) {
 	// from the bottom.
 	from := 0
 	if s.Gran == 0 {
-		from = depth // not the entry sample wrote for self
+		from = depth // a leaf's own entry, written above, is not the previous sample's
 	}
 	var g int64
 	if callCounter != nil && callee != nil {
@@ -204,8 +204,8 @@ func goexit() {
 	// agent that claims inside its own lock (ExitClaimer) records the tail
 	// in the same step, so the exit's profile can neither miss it nor
 	// count it twice.
-	if ec, ok := agent.(ExitClaimer); ok {
-		ec.ExitClaim(claimPending)
+	if exitClaimer != nil {
+		exitClaimer.ExitClaim(claimPending)
 	} else {
 		agent.Exit(claimPending())
 	}
@@ -347,6 +347,7 @@ func WriteRecord(name string) {
 }
 
 // StopTheWorld stops every other goroutine, and returns the function that
-// restarts them: an agent reads other goroutines' data in between. Outside kprof builds, and where the runtime
-// cannot stop the world, it stops nothing.
+// restarts them: an agent reads other goroutines' data in between. Outside
+// kprof builds, and where the runtime cannot stop the world, it stops
+// nothing.
 func StopTheWorld() (restart func()) { return stopTheWorld() }
