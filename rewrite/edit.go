@@ -259,24 +259,30 @@ func (c check) stmt() string {
 	return b.String()
 }
 
+// chargeStmt returns the statement that charges n instructions in p's
+// function.
+func (p *FuncPlan) chargeStmt(n int64) string { return check{n: n, local: p.Local}.stmt() }
+
 // localStmt returns the statements for c in a function that accumulates
 // its charges in localVar: a charge adds to it; a check compares the
 // goroutine's count with it (DueK); before a call or a wait, and at a
 // return or panic, it is flushed into the count.
 func (c check) localStmt() string {
-	var b strings.Builder
-	if c.pre && c.flush && c.entry == "" {
-		// Before a call or a wait: flush, then check as a function that
-		// does not accumulate.
-		fmt.Fprintf(&b, "%s.C(%s); %s = 0; ", counterAlias, localVar, localVar)
-		c.local = false
-		b.WriteString(c.stmt())
-		return b.String()
-	}
+	plain := c
+	plain.local = false
 	switch {
-	case c.pre && c.entry != "":
+	case c.entry != "":
 		// Nothing is accumulated yet.
-		fmt.Fprintf(&b, "if %s.Due() { %s.SE(%s) }; ", counterAlias, counterAlias, c.entry)
+		return plain.stmt()
+	case c.pre && c.flush:
+		// Before a call or a wait: flush, then check and charge as a
+		// function that does not accumulate. (One charge of the sum,
+		// C(localVar + n), compiles to a load, a subtraction, an
+		// addition and a store: the compiler reassociates it.)
+		return fmt.Sprintf("%s.C(%s); %s = 0; ", counterAlias, localVar, localVar) + plain.stmt()
+	}
+	var b strings.Builder
+	switch {
 	case c.pre && c.loose:
 		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SLK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.preWho, localVar)
 	case c.pre:
@@ -285,10 +291,6 @@ func (c check) localStmt() string {
 	switch {
 	case c.post:
 		fmt.Fprintf(&b, "if %s.D(%s + %d) { %s.S(%s) }; ", counterAlias, localVar, c.n, counterAlias, c.postWho)
-	case c.pre && c.entry != "":
-		if c.n != 0 {
-			fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
-		}
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s += %d; ", localVar, c.n)
 	}
@@ -399,14 +401,14 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		guard := f.guardExpr(sw, tt.Clause)
 		if guard == "" {
 			f.approx = append(f.approx, fmt.Sprintf("%s: type switch at %s: cannot tell which type matched; %d instructions charged to the first", p.Fn, f.fset.Position(sw.Pos()), n))
-			f.insert(tt.Clause.Colon+1, rankStmt, check{n: n, local: p.Local}.stmt())
+			f.insert(tt.Clause.Colon+1, rankStmt, p.chargeStmt(n))
 			return
 		}
 		var types []string
 		for _, t := range tt.Clause.List[tt.Index:] {
 			types = append(types, f.text(t))
 		}
-		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), check{n: n, local: p.Local}.stmt()))
+		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), p.chargeStmt(n)))
 	case defaultClause:
 		var body *ast.BlockStmt
 		switch sw := at.Node.(type) {
@@ -430,7 +432,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 			f.valueOrder = append(f.valueOrder, key)
 		}
 		d := f.valueCases[key]
-		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(vt.Clause.List[vt.Index]), check{n: n, local: p.Local}.stmt()))
+		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(vt.Clause.List[vt.Index]), p.chargeStmt(n)))
 	}
 }
 

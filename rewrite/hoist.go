@@ -91,7 +91,7 @@ func reaches(d, b *ssa.BasicBlock) bool {
 			continue
 		}
 		seen[x] = true
-		if x == d || len(x.Succs) == 0 || len(seen) > maxHoistRegion || !plainFlow(x) {
+		if x == d || len(seen) > maxHoistRegion || !plainFlow(x) {
 			return false
 		}
 		work = append(work, x.Succs...)
@@ -157,19 +157,11 @@ func loopNest(fn *ssa.Function) ([][]int, bool) {
 	return loops, true
 }
 
-// plainFlow reports whether b runs to its end once it starts, but for
-// runtime errors: it calls nothing, starts or defers nothing, and does not
-// wait on a channel.
+// plainFlow reports whether b runs to its end and on to a successor once
+// it starts, but for runtime errors: it calls nothing, starts or defers
+// nothing, does not wait on a channel, and neither returns nor panics.
 func plainFlow(b *ssa.BasicBlock) bool {
-	if hasCall(b) || blocks(b) {
-		return false
-	}
-	return len(b.Instrs) > 0 && !isPanic(b.Instrs[len(b.Instrs)-1])
-}
-
-func isPanic(instr ssa.Instruction) bool {
-	_, ok := instr.(*ssa.Panic)
-	return ok
+	return !hasCall(b) && !blocks(b) && !terminates(b)
 }
 
 // blocks reports whether b may wait on a channel.
