@@ -29,6 +29,10 @@ import (
 // costs only the user's code inside (case values, return results).
 var inlinerPatches = []struct{ old, new string }{
 	{
+		old: "\tres := InlineCall(callerfn, n, fn, inlIndex)\n\n\tif res == nil {\n\t\tbase.FatalfAt(n.Pos(), \"inlining call to %v failed\", fn)\n\t}\n",
+		new: "\tres := InlineCall(callerfn, n, fn, inlIndex)\n\n\tif res == nil {\n\t\tbase.FatalfAt(n.Pos(), \"inlining call to %v failed\", fn)\n\t}\n\tkprofFold(callerfn, n, res, parent)\n",
+	},
+	{
 		old: "\nopSwitch:\n\tswitch n.Op() {\n",
 		new: "\n\tif user, ok := kprofInserted(n); ok {\n" +
 			"\t\tir.Visit(n, func(x ir.Node) {\n\t\t\tif x, ok := x.(*ir.Name); ok && x.Class == ir.PAUTO {\n\t\t\t\tv.usedLocals.Add(x)\n\t\t\t}\n\t\t})\n" +
@@ -45,25 +49,111 @@ func kprofLocal(x ir.Node) bool {
 	return x != nil && x.Op() == ir.ONAME && x.Sym() != nil && x.Sym().Name == "_kp"
 }
 
+// kprofCallee returns the name of the function of package counter that x
+// calls, if x is such a call.
+func kprofCallee(x ir.Node) (string, bool) {
+	const pkg = "` + CounterPath + `"
+	call, ok := x.(*ir.CallExpr)
+	if !ok || call.Op() != ir.OCALLFUNC {
+		return "", false
+	}
+	if f, ok := call.Fun.(*ir.Name); ok && f.Class == ir.PFUNC && f.Sym().Pkg.Path == pkg {
+		return f.Sym().Name, true
+	}
+	if call.Fun.Op() == ir.OMETHEXPR {
+		if m := ir.MethodExprName(call.Fun); m != nil && m.Sym().Pkg.Path == pkg {
+			return "Of", true
+		}
+	}
+	return "", false
+}
+
+// kprofLate holds the calls evaluated after their function's last flush of
+// its accumulator: in return results and panic arguments. kprofScanned
+// holds the functions whose bodies were searched for them; inlined bodies
+// are searched as they are made.
+var (
+	kprofLate    = map[ir.Node]bool{}
+	kprofScanned = map[*ir.Func]bool{}
+)
+
+// kprofMarkLate adds the late calls in list to kprofLate. (An inlined
+// body's returns are assignments by then; its results' calls are inside
+// the Of or R1 that kprof wraps around them.)
+func kprofMarkLate(list ir.Nodes) {
+	mark := func(x ir.Node) {
+		ir.Visit(x, func(y ir.Node) {
+			if y.Op() == ir.OCALLFUNC {
+				kprofLate[y] = true
+			}
+		})
+	}
+	ir.VisitList(list, func(x ir.Node) {
+		switch x.Op() {
+		case ir.ORETURN, ir.OPANIC:
+			mark(x)
+		case ir.OCALLFUNC:
+			if name, ok := kprofCallee(x); ok && (name == "Of" || strings.HasPrefix(name, "R")) {
+				mark(x)
+			}
+		}
+	})
+}
+
+// kprofFold moves the charges of an inlined body that only charges (a
+// small leaf: no check, no push) from the goroutine's count to the
+// accumulator of the function the call is in (parent: its inline tree
+// index, or -1 for callerfn itself), where that function's next check or
+// flush takes them, as it took them from the count. A call evaluated
+// after the function's last flush keeps its charges in the count.
+func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, parent int) {
+	kprofMarkLate(res.Body)
+	if !kprofScanned[callerfn] {
+		kprofScanned[callerfn] = true
+		kprofMarkLate(callerfn.Body)
+	}
+	if kprofLate[call] {
+		return
+	}
+	var kp *ir.Name
+	for _, d := range callerfn.Dcl {
+		if d.Class == ir.PAUTO && kprofLocal(d) && base.Ctxt.PosTable.Pos(d.Pos()).Base().InliningIndex() == parent {
+			kp = d
+			break
+		}
+	}
+	if kp == nil || !kp.Type().IsInteger() {
+		return
+	}
+	only := true
+	ir.VisitList(res.Body, func(x ir.Node) {
+		if name, ok := kprofCallee(x); ok && name != "C" || kprofLocal(x) {
+			only = false
+		}
+	})
+	if !only {
+		return
+	}
+	var edit func(ir.Node) ir.Node
+	edit = func(x ir.Node) ir.Node {
+		if name, ok := kprofCallee(x); ok && name == "C" {
+			c := x.(*ir.CallExpr)
+			if len(c.Args) == 1 && types.Identical(c.Args[0].Type(), kp.Type()) {
+				as := ir.NewAssignOpStmt(c.Pos(), ir.OADD, kp, c.Args[0])
+				as.SetTypecheck(1)
+				return as
+			}
+		}
+		ir.EditChildren(x, edit)
+		return x
+	}
+	ir.EditChildren(res, edit)
+}
+
 // kprofInserted reports whether n is code kprof inserted, and returns the
 // user's code inside it that the inliner must still cost.
 func kprofInserted(n ir.Node) ([]ir.Node, bool) {
-	const pkg = "` + CounterPath + `"
-	callee := func(x ir.Node) (string, bool) {
-		call, ok := x.(*ir.CallExpr)
-		if !ok || call.Op() != ir.OCALLFUNC {
-			return "", false
-		}
-		if f, ok := call.Fun.(*ir.Name); ok && f.Class == ir.PFUNC && f.Sym().Pkg.Path == pkg {
-			return f.Sym().Name, true
-		}
-		if call.Fun.Op() == ir.OMETHEXPR {
-			if m := ir.MethodExprName(call.Fun); m != nil && m.Sym().Pkg.Path == pkg {
-				return "Of", true
-			}
-		}
-		return "", false
-	}
+	callee := kprofCallee
 	switch n.Op() {
 	case ir.OIF:
 		if _, ok := callee(n.(*ir.IfStmt).Cond); ok {
