@@ -2,6 +2,7 @@ package main
 
 import (
 	"debug/elf"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -34,18 +35,7 @@ func TestFastPathInstructions(t *testing.T) {
 	bin := kprofBuild(t, kprofBin, "../../testdata/many", "-pkgs", "main")
 	insts := disassemble(t, bin, "main.work")
 	isNop := func(in x86asm.Inst) bool { return in.Op == x86asm.NOP }
-	// The count's offset in g: the entry check compares it with zero.
-	disp := int64(-1)
-	for _, in := range insts {
-		if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R14 && m.Disp != 0x10 {
-			disp = m.Disp
-			break
-		}
-	}
-	onCount := func(a x86asm.Arg) bool {
-		m, ok := a.(x86asm.Mem)
-		return ok && m.Base == x86asm.R14 && m.Disp == disp
-	}
+	onCount := countOperand(insts)
 	isCharge := func(in x86asm.Inst) bool {
 		return (in.Op == x86asm.ADD || in.Op == x86asm.SUB || in.Op == x86asm.DEC) && onCount(in.Args[0])
 	}
@@ -153,6 +143,61 @@ func TestFastPathInstructions(t *testing.T) {
 		if forms[f] == 0 {
 			t.Errorf("no check of the form %q in main.work (found %v)", f, forms)
 		}
+	}
+}
+
+// countOperand returns a function that reports whether an operand is the
+// goroutine's count, found in insts: the entry check compares it with zero.
+func countOperand(insts []x86asm.Inst) func(x86asm.Arg) bool {
+	disp := int64(-1)
+	for _, in := range insts {
+		if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R14 && m.Disp != 0x10 {
+			disp = m.Disp
+			break
+		}
+	}
+	return func(a x86asm.Arg) bool {
+		m, ok := a.(x86asm.Mem)
+		return ok && m.Base == x86asm.R14 && m.Disp == disp
+	}
+}
+
+// TestFoldedCharges checks that the patched inliner folds the charges of
+// small leaves inlined into a function that accumulates its charges
+// (rewrite/compiler.go, kprofFold): main.sumSquares in testdata/progs/folds
+// writes the count fewer times than the same build with the stock
+// compiler, where sq's and cube's charges each write it; and both builds
+// count exactly the oracle's total. (TestExactAgainstOracle builds with
+// -smallleaf 0, where no leaf is small and nothing folds.)
+func TestFoldedCharges(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("amd64 only")
+	}
+	kprofBin := buildKprof(t)
+	const dir = "../../testdata/progs/folds"
+	want, _, _ := oracleTotal(t, filepath.Join(dir, "main.go"))
+	writes := func(flags ...string) int {
+		bin := kprofBuild(t, kprofBin, dir, append([]string{"-pkgs", "main"}, flags...)...)
+		if got := runProfile(t, bin, "exact").TotalInstructions; got != want {
+			t.Errorf("kprof build %v: exact total %d, oracle %d (δ %+d)", flags, got, want, got-want)
+		}
+		insts := disassemble(t, bin, "main.sumSquares")
+		onCount := countOperand(insts)
+		n := 0
+		for _, in := range insts {
+			switch in.Op {
+			case x86asm.ADD, x86asm.SUB, x86asm.DEC, x86asm.INC, x86asm.MOV:
+				if onCount(in.Args[0]) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	patched, stock := writes(), writes("-kprof.stockcompiler")
+	t.Logf("writes of the count in main.sumSquares: %d (stock compiler: %d)", patched, stock)
+	if patched > stock-2 {
+		t.Errorf("main.sumSquares writes the count %d times, the stock compiler's build %d: the inlined leaves' charges were not folded", patched, stock)
 	}
 }
 

@@ -1,0 +1,81 @@
+// Small leaves inlined into functions that accumulate their charges: the
+// patched inliner moves the leaves' charges into the caller's accumulator,
+// except where the caller has already flushed it (return results, panic
+// arguments). The exact total must not change.
+package main
+
+func sq(x int) int { return x * x }
+
+func cube(x int) int {
+	if x < 0 {
+		return -x * x * x
+	}
+	return x * x * x
+}
+
+// sumSquares calls only small leaves in its loop: their charges fold.
+//
+//go:noinline
+func sumSquares(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += sq(x) + cube(x)
+	}
+	return s
+}
+
+// last calls a leaf in its return result, after its last flush.
+//
+//go:noinline
+func last(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return sq(n) + cube(len(xs))
+}
+
+// inner is inlined into outer: the leaves' charges fold into inner's
+// accumulator there, and outer's own charges into outer's.
+func inner(x int) int {
+	t := 0
+	for i := 0; i < x; i++ {
+		t += sq(i)
+	}
+	return t + cube(x)
+}
+
+func outer(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += inner(x) + sq(x)
+	}
+	return s
+}
+
+// boom panics with a leaf's result.
+func boom(x int) (r int) {
+	defer func() {
+		if e := recover(); e != nil {
+			r = e.(int) + sq(2)
+		}
+	}()
+	for i := 0; i < x; i++ {
+		if i == 3 {
+			panic(cube(i))
+		}
+	}
+	return sq(x)
+}
+
+func main() {
+	xs := make([]int, 200)
+	for i := range xs {
+		xs[i] = i%17 - 8
+	}
+	total := 0
+	for r := 0; r < 50; r++ {
+		total += sumSquares(xs) + last(xs) + outer(xs[:20]) + boom(r%6)
+	}
+	println(total)
+}
