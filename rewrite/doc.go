@@ -59,8 +59,15 @@
 //     compiler keeps in a register, and flushes it into the goroutine's
 //     count before each call and wait and at each return and panic; its
 //     checks compare the count with the variable (FuncPlan.Local).
+//   - When kprof's compiler inlines a small leaf (one with no check, see
+//     below) into such a function, the leaf's charges go to the caller's
+//     variable instead of the count (kprofFold in compiler.go): the
+//     caller's next check or flush takes them, as it would have taken them
+//     from the count, so attribution is unchanged. A call evaluated after
+//     the caller's last flush (in a return statement's results or a panic's
+//     argument) keeps the leaf's charges in the count.
 //
-// Both are exact for every run in which no runtime error (a nil
+// All three are exact for every run in which no runtime error (a nil
 // dereference, an index out of range) unwinds a frame: such an error
 // leaves uncounted what the frame accumulated since its last flush, and
 // counted a weight moved ahead of it that did not run. Explicit panics,
