@@ -125,9 +125,20 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	if kp == nil || !kp.Type().IsInteger() {
 		return
 	}
+	// Only a body that returns normally: one that panics (or calls what
+	// might not return) would leave its charges in an accumulator that
+	// the unwinding frame never flushes.
 	only := true
 	ir.VisitList(res.Body, func(x ir.Node) {
-		if name, ok := kprofCallee(x); ok && name != "C" || kprofLocal(x) {
+		switch x.Op() {
+		case ir.OPANIC, ir.OCALLINTER, ir.OCALLMETH, ir.OGO, ir.ODEFER:
+			only = false
+		case ir.OCALLFUNC:
+			if name, ok := kprofCallee(x); !ok || name != "C" {
+				only = false
+			}
+		}
+		if kprofLocal(x) {
 			only = false
 		}
 	})

@@ -53,6 +53,34 @@ func outer(xs []int) int {
 	return s
 }
 
+// check is a small leaf that panics: inlined into sumChecked, its charges
+// must not go to sumChecked's accumulator, which the panic unwinds
+// unflushed (guarded recovers).
+func check(x int) int {
+	if x > 190 {
+		panic(x)
+	}
+	return x + 1
+}
+
+//go:noinline
+func sumChecked(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += check(x)
+	}
+	return s
+}
+
+func guarded(xs []int) (s int) {
+	defer func() {
+		if e := recover(); e != nil {
+			s = -e.(int)
+		}
+	}()
+	return sumChecked(xs)
+}
+
 // boom panics with a leaf's result.
 func boom(x int) (r int) {
 	defer func() {
@@ -77,5 +105,10 @@ func main() {
 	for r := 0; r < 50; r++ {
 		total += sumSquares(xs) + last(xs) + outer(xs[:20]) + boom(r%6)
 	}
+	ys := make([]int, 200)
+	for i := range ys {
+		ys[i] = i
+	}
+	total += guarded(xs) + guarded(ys)
 	println(total)
 }
