@@ -81,7 +81,12 @@
 // instructions without one. Leaf functions push their identifier onto the
 // reified stack only when they sample (paper §5.1); small loop-free leaf
 // functions get no check at all, so that the compiler can still inline them
-// (their debt carries over to the caller's next check).
+// (their debt carries over to the caller's next check). A call to a package
+// that reaches no instrumented code but through the function and interface
+// values it is passed (the runtime and its dependencies, such as math/bits
+// or internal/bytealg, and the sync packages in deterministic mode:
+// Options.Inert), passing none, does not make the caller a non-leaf: no
+// sample can happen below it.
 //
 // # Deterministic mode
 //

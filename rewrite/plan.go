@@ -69,7 +69,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		Leaf:    true,
 	}
 	for _, b := range fn.Blocks {
-		if hasCall(b) {
+		if callsOut(b, opts.Inert) {
 			p.Leaf = false
 		}
 	}

@@ -26,6 +26,14 @@ type Options struct {
 	// this many instructions get no check, so that they stay inlinable.
 	// Default 50 (MaxPath).
 	SmallLeaf int
+	// Inert reports whether the package with this import path reaches no
+	// instrumented code but through the function and interface values
+	// passed to it (the runtime and its dependencies). A function whose
+	// only calls go to such packages, passing no such value, cannot be
+	// sampled below itself: it is a leaf (paper §5.1), and does not push.
+	// nil: every call may reach instrumented code. Not part of the build's
+	// options: it follows from the toolchain.
+	Inert func(path string) bool `json:"-"`
 }
 
 // DefaultOptions are the options kprof build uses unless told otherwise.

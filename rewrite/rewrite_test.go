@@ -19,6 +19,12 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // instrument type-checks one file (imports from source) and instruments it.
 func instrument(t *testing.T, name string, src []byte) (*Input, *Output) {
 	t.Helper()
+	return instrumentWith(t, name, src, DefaultOptions)
+}
+
+// instrumentWith is instrument with options.
+func instrumentWith(t *testing.T, name string, src []byte, opts Options) (*Input, *Output) {
+	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
 	if err != nil {
@@ -30,11 +36,70 @@ func instrument(t *testing.T, name string, src []byte) (*Input, *Output) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Package(in, DefaultOptions)
+	out, err := Package(in, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return in, out
+}
+
+// TestInertCalls checks which functions calls into inert packages leave
+// leaves (Options.Inert): none that passes a function or interface value,
+// or something holding one.
+func TestInertCalls(t *testing.T) {
+	const src = `package p
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+var (
+	mu   sync.Mutex
+	n    int64
+	once sync.Once
+	pool = sync.Pool{New: func() any { return 1 }}
+)
+
+func lock()                   { mu.Lock(); n++; mu.Unlock() }
+func add() int64              { return atomic.AddInt64(&n, 1) }
+func do(f func())             { once.Do(f) }
+func get() any                { return pool.Get() }
+func upper(s string) string   { return strings.ToUpper(s) }
+func both() int64             { lock(); return add() }
+func deferred()               { defer mu.Unlock(); mu.Lock() }
+func started()                { go mu.Lock() }
+`
+	opts := DefaultOptions
+	opts.Inert = func(path string) bool { return path == "sync" || path == "sync/atomic" }
+	_, out := instrumentWith(t, "p.go", []byte(src), opts)
+	want := map[string]bool{
+		"p.lock":     true,  // *sync.Mutex holds no function
+		"p.add":      true,  // atomic.AddInt64(*int64, int64)
+		"p.do":       false, // passes a func
+		"p.get":      false, // the Pool holds New
+		"p.upper":    false, // strings is instrumented
+		"p.both":     false, // calls instrumented functions
+		"p.deferred": false, // defer
+		"p.started":  false, // go
+	}
+	for _, p := range out.Plans {
+		if w, ok := want[p.Name]; ok && p.Leaf != w {
+			t.Errorf("%s: leaf %v, want %v", p.Name, p.Leaf, w)
+		}
+		delete(want, p.Name)
+	}
+	for name := range want {
+		t.Errorf("%s: no plan", name)
+	}
+	// Without Inert, every call counts.
+	_, out = instrument(t, "p.go", []byte(src))
+	for _, p := range out.Plans {
+		if p.Leaf && p.Name != "p.init" && !strings.HasSuffix(p.Name, ".func1") {
+			t.Errorf("%s: a leaf with Inert unset", p.Name)
+		}
+	}
 }
 
 // describe renders the weights and checks of every plan, for golden files.

@@ -153,6 +153,14 @@ func goFiles(args []string) int {
 // syncPackages are not counted in deterministic mode.
 var syncPackages = map[string]bool{"sync": true, "internal/sync": true, "sync/atomic": true, "internal/synctest": true}
 
+// inert reports whether the package path reaches no instrumented code but
+// through function and interface values (Options.Inert): the runtime and
+// its dependencies, which import nothing else, and in deterministic mode
+// the sync packages, which import only those.
+func (cfg *Config) inert(path string) bool {
+	return cfg.Skip[path] || path == "unsafe" || !cfg.Nondeterministic && syncPackages[path]
+}
+
 // Instrumented reports whether cfg instruments the package path.
 func (cfg *Config) Instrumented(path string) bool {
 	if cfg.Skip[path] || path == "unsafe" || strings.HasPrefix(path, "runtime/") || strings.HasPrefix(path, "internal/runtime/") {
@@ -363,7 +371,9 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 		return nil, nil, err
 	}
 	in.Pkg = pkg
-	out, err := Package(in, cfg.Options)
+	opts := cfg.Options
+	opts.Inert = cfg.inert
+	out, err := Package(in, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,10 @@
 package rewrite
 
-import "golang.org/x/tools/go/ssa"
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
 
 // Counted reports whether an instruction counts towards the metric (see the
 // package documentation, "What is counted").
@@ -35,6 +39,79 @@ func hasCall(b *ssa.BasicBlock) bool {
 			}
 		case *ssa.Go, *ssa.Defer:
 			return true
+		}
+	}
+	return false
+}
+
+// callsOut reports whether b calls a function that may run instrumented
+// code below the caller: any call but of a builtin, or of a function of
+// an inert package (Options.Inert) that is passed no value through which
+// it could call back.
+func callsOut(b *ssa.BasicBlock, inert func(string) bool) bool {
+	for _, instr := range b.Instrs {
+		switch instr := instr.(type) {
+		case *ssa.Call:
+			if _, builtin := instr.Call.Value.(*ssa.Builtin); !builtin && !inertCall(&instr.Call, inert) {
+				return true
+			}
+		case *ssa.Go, *ssa.Defer:
+			return true
+		}
+	}
+	return false
+}
+
+// inertCall reports whether c statically calls a function of an inert
+// package with no argument that holds a function or interface value.
+func inertCall(c *ssa.CallCommon, inert func(string) bool) bool {
+	if inert == nil || c.IsInvoke() {
+		return false
+	}
+	f := c.StaticCallee()
+	if f == nil || f.Object() == nil || f.Object().Pkg() == nil || !inert(f.Object().Pkg().Path()) {
+		return false
+	}
+	seen := make(map[types.Type]bool)
+	for _, a := range c.Args {
+		if mayCallBack(a.Type(), seen) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayCallBack reports whether a value of type t holds, or points to, a
+// function or interface value (a type parameter might).
+func mayCallBack(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch u := t.Underlying().(type) {
+	case *types.Signature, *types.Interface, *types.TypeParam:
+		return true
+	case *types.Pointer:
+		return mayCallBack(u.Elem(), seen)
+	case *types.Slice:
+		return mayCallBack(u.Elem(), seen)
+	case *types.Array:
+		return mayCallBack(u.Elem(), seen)
+	case *types.Chan:
+		return mayCallBack(u.Elem(), seen)
+	case *types.Map:
+		return mayCallBack(u.Key(), seen) || mayCallBack(u.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if mayCallBack(u.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	case *types.Tuple:
+		for i := 0; i < u.Len(); i++ {
+			if mayCallBack(u.At(i).Type(), seen) {
+				return true
+			}
 		}
 	}
 	return false
