@@ -70,16 +70,13 @@ func kprofCallee(x ir.Node) (string, bool) {
 
 // kprofLate holds the calls evaluated after their function's last flush of
 // its accumulator: in return results and panic arguments. kprofScanned
-// holds the functions whose bodies were searched for them; inlined bodies
-// are searched as they are made.
+// holds the functions whose bodies were searched for them.
 var (
 	kprofLate    = map[ir.Node]bool{}
 	kprofScanned = map[*ir.Func]bool{}
 )
 
-// kprofMarkLate adds the late calls in list to kprofLate. (An inlined
-// body's returns are assignments by then; its results' calls are inside
-// the Of or R1 that kprof wraps around them.)
+// kprofMarkLate adds the late calls in list to kprofLate.
 func kprofMarkLate(list ir.Nodes) {
 	mark := func(x ir.Node) {
 		ir.Visit(x, func(y ir.Node) {
@@ -102,12 +99,17 @@ func kprofMarkLate(list ir.Nodes) {
 
 // kprofFold moves the charges of an inlined body that only charges (a
 // small leaf: no check, no push) from the goroutine's count to the
-// accumulator of the function the call is in (parent: its inline tree
-// index, or -1 for callerfn itself), where that function's next check or
+// accumulator of callerfn, when the call is in callerfn's own code (parent,
+// the call's inline tree index, is -1), where callerfn's next check or
 // flush takes them, as it took them from the count. A call evaluated
-// after the function's last flush keeps its charges in the count.
+// after callerfn's last flush keeps its charges in the count.
 func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, parent int) {
-	kprofMarkLate(res.Body)
+	if parent >= 0 {
+		// Inside an inlined body, whose returns are assignments and
+		// jumps by now: which calls follow its last flush is no longer
+		// visible (a leaf's results are not wrapped in Of).
+		return
+	}
 	if !kprofScanned[callerfn] {
 		kprofScanned[callerfn] = true
 		kprofMarkLate(callerfn.Body)
@@ -117,7 +119,7 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	}
 	var kp *ir.Name
 	for _, d := range callerfn.Dcl {
-		if d.Class == ir.PAUTO && kprofLocal(d) && base.Ctxt.PosTable.Pos(d.Pos()).Base().InliningIndex() == parent {
+		if d.Class == ir.PAUTO && kprofLocal(d) && !d.InlLocal() && !d.InlFormal() {
 			kp = d
 			break
 		}

@@ -60,7 +60,8 @@
 //     count before each call and wait and at each return and panic; its
 //     checks compare the count with the variable (FuncPlan.Local).
 //   - When kprof's compiler inlines a small leaf (one with no check, see
-//     below) into such a function, the leaf's charges go to the caller's
+//     below) into such a function's own code (not into a body inlined
+//     there), the leaf's charges go to the caller's
 //     variable instead of the count (kprofFold in compiler.go): the
 //     caller's next check or flush takes them, as it would have taken them
 //     from the count, so attribution is unchanged. A call evaluated after
@@ -86,7 +87,10 @@
 // values it is passed (the runtime and its dependencies, such as math/bits
 // or internal/bytealg, and the sync packages in deterministic mode:
 // Options.Inert), passing none, does not make the caller a non-leaf: no
-// sample can happen below it.
+// sample can happen below it. Nor does a call to a quiet function of the
+// same package (quietFuncs): a small leaf that calls nothing and cannot
+// panic. Such a call also needs no check or flush before it, and what the
+// callee runs counts towards the caller's MaxPath.
 //
 // # Deterministic mode
 //

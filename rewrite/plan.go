@@ -56,7 +56,7 @@ func (p *FuncPlan) touch(at Point) {
 
 // planFunc computes the plan of fn, whose statements are those of body (for
 // a range-over-func yield function, body is the loop body).
-func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options) *FuncPlan {
+func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options, quiet map[*ssa.Function]int64) *FuncPlan {
 	c := &funcCtx{fn: fn, body: body, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
 	p := &FuncPlan{
 		Fn:      fn,
@@ -69,9 +69,15 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		Leaf:    true,
 	}
 	for _, b := range fn.Blocks {
-		if callsOut(b, opts.Inert) {
+		if callsOut(b, opts.Inert, quiet) {
 			p.Leaf = false
 		}
+	}
+	// A block whose only calls go to quiet functions needs no check or
+	// flush for them: they cannot sample, and leave their charges in the
+	// count.
+	hasCall := func(b *ssa.BasicBlock) bool {
+		return callsBut(b, func(c *ssa.CallCommon) bool { return quietCall(c, quiet) >= 0 })
 	}
 	p.Defers = hasDeferStmt(body)
 	headers := loopHeaders(fn)
@@ -124,7 +130,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// inlining (and with it, often, stack allocation of what it returns);
 	// its instructions are sampled at the caller's next check.
 	small := p.Leaf && len(headers) == 0 && longestPath(fn, p.Charged) <= int64(opts.SmallLeaf)
-	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed)
+	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed, hasCall)
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
 		for _, b := range fn.Blocks {
@@ -143,7 +149,18 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 				p.Flush[landed[b]] = true
 			}
 		}
-		addMaxPathChecks(fn, p.Charged, landed, need, int64(opts.MaxPath))
+		// What quiet callees run counts towards MaxPath.
+		pathW := append([]int64(nil), p.Charged...)
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if c, ok := instr.(*ssa.Call); ok {
+					if n := quietCall(&c.Call, quiet); n > 0 {
+						pathW[b.Index] += n
+					}
+				}
+			}
+		}
+		addMaxPathChecks(fn, pathW, landed, need, int64(opts.MaxPath))
 		// Loop headers' and calls' checks are loose: in exact mode, what
 		// is pending before a call is sampled by the callee's entry check
 		// (in the caller's context) or by this function's next check.
@@ -1414,7 +1431,7 @@ func (c *funcCtx) placeSwitches(p *FuncPlan) {
 // local variable lives in a register.) Runtime errors leave the frame
 // without a flush: what the function accumulated since its last check is
 // then not counted.
-func localOK(fn *ssa.Function, landed map[*ssa.BasicBlock]Point) bool {
+func localOK(fn *ssa.Function, landed map[*ssa.BasicBlock]Point, hasCall func(*ssa.BasicBlock) bool) bool {
 	for _, b := range fn.Blocks {
 		if !hasCall(b) && !blocks(b) && !terminates(b) {
 			continue

@@ -159,6 +159,7 @@ func Package(in *Input, opts Options) (*Output, error) {
 		byFile[i] = append(byFile[i], fn)
 	}
 
+	quiet := quietFuncs(byFile, opts)
 	out := &Output{Files: make([][]byte, len(in.Files))}
 	for i, fns := range byFile {
 		if len(fns) == 0 {
@@ -170,12 +171,50 @@ func Package(in *Input, opts Options) (*Output, error) {
 			}
 			return fns[a].Syntax().Pos() < fns[b].Syntax().Pos()
 		})
-		src, plans, approx := instrumentFile(in, i, fns, opts)
+		src, plans, approx := instrumentFile(in, i, fns, opts, quiet)
 		out.Files[i] = src
 		out.Plans = append(out.Plans, plans...)
 		out.Approx = append(out.Approx, approx...)
 	}
 	return out, nil
+}
+
+// quietFuncs returns the package's quiet functions with their longest
+// paths: small leaves (they get no check) that call nothing and cannot
+// panic. A call to one is no call for the caller's checks, flushes and
+// leafness: the callee cannot sample, and its charges go to the count
+// whether or not the compiler inlines it (kprofFold then moves them to the
+// caller's accumulator).
+func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 {
+	quiet := make(map[*ssa.Function]int64)
+	for _, fns := range byFile {
+		for _, fn := range fns {
+			if fn.Synthetic != "" || len(loopHeaders(fn)) > 0 {
+				continue
+			}
+			ok := true
+			w := make([]int64, len(fn.Blocks))
+			for _, b := range fn.Blocks {
+				w[b.Index] = Weight(b)
+				if hasCall(b) {
+					ok = false
+				}
+				for _, instr := range b.Instrs {
+					if _, panics := instr.(*ssa.Panic); panics {
+						ok = false
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+			// As planFunc decides that a leaf is small.
+			if n := longestPath(fn, hoistWeights(fn, w)); n <= int64(opts.SmallLeaf) {
+				quiet[fn] = n
+			}
+		}
+	}
+	return quiet
 }
 
 func topLevel(fn *ssa.Function) *ssa.Function {
@@ -185,7 +224,7 @@ func topLevel(fn *ssa.Function) *ssa.Function {
 	return fn
 }
 
-func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options) ([]byte, []*FuncPlan, []string) {
+func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, quiet map[*ssa.Function]int64) ([]byte, []*FuncPlan, []string) {
 	file := in.Files[i]
 	labels := make(map[ast.Stmt]string)
 	ast.Inspect(file, func(n ast.Node) bool {
@@ -223,7 +262,7 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options) ([]byte
 		if body == nil {
 			continue
 		}
-		p := planFunc(file, in.Info, labels, fn, body, &opts)
+		p := planFunc(file, in.Info, labels, fn, body, &opts, quiet)
 		p.Name = FuncName(fn)
 		p.Line = in.Fset.Position(fn.Pos()).Line
 		ids[fn] = len(em.entries)

@@ -30,11 +30,25 @@ func Weight(b *ssa.BasicBlock) int64 {
 // hasCall reports whether b calls a function that is not a builtin: such a
 // block needs a check before the call (paper §5.2) and makes its function a
 // non-leaf.
-func hasCall(b *ssa.BasicBlock) bool {
+func hasCall(b *ssa.BasicBlock) bool { return callsBut(b, nil) }
+
+// callsOut reports whether b calls a function that may run instrumented
+// code below the caller: any call but of a builtin, of a quiet function,
+// or of a function of an inert package (Options.Inert) that is passed no
+// value through which it could call back.
+func callsOut(b *ssa.BasicBlock, inert func(string) bool, quiet map[*ssa.Function]int64) bool {
+	return callsBut(b, func(c *ssa.CallCommon) bool {
+		return quietCall(c, quiet) >= 0 || inertCall(c, inert)
+	})
+}
+
+// callsBut reports whether b calls, starts or defers a function other
+// than a builtin or one for which skip reports true.
+func callsBut(b *ssa.BasicBlock, skip func(*ssa.CallCommon) bool) bool {
 	for _, instr := range b.Instrs {
 		switch instr := instr.(type) {
 		case *ssa.Call:
-			if _, builtin := instr.Call.Value.(*ssa.Builtin); !builtin {
+			if _, builtin := instr.Call.Value.(*ssa.Builtin); !builtin && (skip == nil || !skip(&instr.Call)) {
 				return true
 			}
 		case *ssa.Go, *ssa.Defer:
@@ -44,22 +58,23 @@ func hasCall(b *ssa.BasicBlock) bool {
 	return false
 }
 
-// callsOut reports whether b calls a function that may run instrumented
-// code below the caller: any call but of a builtin, or of a function of
-// an inert package (Options.Inert) that is passed no value through which
-// it could call back.
-func callsOut(b *ssa.BasicBlock, inert func(string) bool) bool {
-	for _, instr := range b.Instrs {
-		switch instr := instr.(type) {
-		case *ssa.Call:
-			if _, builtin := instr.Call.Value.(*ssa.Builtin); !builtin && !inertCall(&instr.Call, inert) {
-				return true
-			}
-		case *ssa.Go, *ssa.Defer:
-			return true
-		}
+// quietCall returns the longest path of the function c calls statically
+// if that is quiet (see quietFuncs), and -1 otherwise.
+func quietCall(c *ssa.CallCommon, quiet map[*ssa.Function]int64) int64 {
+	if len(quiet) == 0 || c.IsInvoke() {
+		return -1
 	}
-	return false
+	f := c.StaticCallee()
+	if f == nil {
+		return -1
+	}
+	if f.Origin() != nil {
+		f = f.Origin()
+	}
+	if n, ok := quiet[f]; ok {
+		return n
+	}
+	return -1
 }
 
 // inertCall reports whether c statically calls a function of an inert

@@ -162,7 +162,8 @@ func countTrace(r io.Reader, weights map[string][]int64, names map[string]string
 
 // TestExactAgainstOracle builds every testdata program with kprof (only
 // package main instrumented, as the oracle sees only it), runs it in exact
-// mode and compares the profile's total with the oracle's.
+// mode and compares the profile's total, each function's instructions and
+// calls with the oracle's; and the total again with the default options.
 func TestExactAgainstOracle(t *testing.T) {
 	kprofBin := buildKprof(t)
 	dirs, _ := filepath.Glob("../../testdata/progs/*")
@@ -207,6 +208,13 @@ func TestExactAgainstOracle(t *testing.T) {
 				if !strings.Contains(name, "-range") && gotCalls[name] != n {
 					t.Errorf("%s: %d calls, oracle %d", name, gotCalls[name], n)
 				}
+			}
+			// With the default options small leaves get no check, their
+			// instructions go to their callers, and the compiler folds
+			// them into the callers' accumulators: the total stays.
+			bin = kprofBuild(t, kprofBin, dir, "-pkgs", "main")
+			if got := runProfile(t, bin, "exact").TotalInstructions; got != want {
+				t.Errorf("default options: exact total %d, oracle %d (δ %+d)", got, want, got-want)
 			}
 		})
 	}
