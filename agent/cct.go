@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -158,8 +159,10 @@ func (a *CCT) next(g *gstate) int64 {
 	x ^= x << 25
 	x ^= x >> 27
 	g.rng = x
-	r := (x * 2685821657736338717) >> 1
-	return a.set.Granularity + int64(r%uint64(a.set.Jitter))
+	// r = ⌊x·R / 2⁶⁴⌋, uniform in [0, R): a multiplication, where r % R
+	// took a division, a tenth of a sample's cost.
+	r, _ := bits.Mul64(x*2685821657736338717, uint64(a.set.Jitter))
+	return a.set.Granularity + int64(r)
 }
 
 // Register implements Profiler.
