@@ -70,14 +70,20 @@ func kprofCallee(x ir.Node) (string, bool) {
 
 // kprofLate holds the calls evaluated after their function's last flush of
 // its accumulator: in return results and panic arguments. kprofScanned
-// holds the functions whose bodies were searched for them.
+// holds the functions whose bodies were searched for them, and whether
+// they call package counter (kprof instrumented them).
 var (
 	kprofLate    = map[ir.Node]bool{}
 	kprofScanned = map[*ir.Func]bool{}
 )
 
-// kprofMarkLate adds the late calls in list to kprofLate.
-func kprofMarkLate(list ir.Nodes) {
+// kprofScan searches fn's body for late calls and reports whether it calls
+// package counter.
+func kprofScan(fn *ir.Func) bool {
+	counted, ok := kprofScanned[fn]
+	if ok {
+		return counted
+	}
 	mark := func(x ir.Node) {
 		ir.Visit(x, func(y ir.Node) {
 			if y.Op() == ir.OCALLFUNC {
@@ -85,16 +91,20 @@ func kprofMarkLate(list ir.Nodes) {
 			}
 		})
 	}
-	ir.VisitList(list, func(x ir.Node) {
+	ir.VisitList(fn.Body, func(x ir.Node) {
 		switch x.Op() {
 		case ir.ORETURN, ir.OPANIC:
 			mark(x)
 		case ir.OCALLFUNC:
-			if name, ok := kprofCallee(x); ok && (name == "Of" || strings.HasPrefix(name, "R")) {
+			name, ok := kprofCallee(x)
+			counted = counted || ok
+			if ok && (name == "Of" || strings.HasPrefix(name, "R")) {
 				mark(x)
 			}
 		}
 	})
+	kprofScanned[fn] = counted
+	return counted
 }
 
 // kprofFold moves the charges of an inlined body that only charges (a
@@ -110,13 +120,6 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 		// visible (a leaf's results are not wrapped in Of).
 		return
 	}
-	if !kprofScanned[callerfn] {
-		kprofScanned[callerfn] = true
-		kprofMarkLate(callerfn.Body)
-	}
-	if kprofLate[call] {
-		return
-	}
 	var kp *ir.Name
 	for _, d := range callerfn.Dcl {
 		if d.Class == ir.PAUTO && kprofLocal(d) && !d.InlLocal() && !d.InlFormal() {
@@ -124,7 +127,9 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 			break
 		}
 	}
-	if kp == nil || !kp.Type().IsInteger() {
+	// A user's variable of that name in code kprof did not instrument
+	// (-pkgs) is left alone.
+	if kp == nil || !kp.Type().IsInteger() || !kprofScan(callerfn) || kprofLate[call] {
 		return
 	}
 	// Only a body that returns normally: one that panics (or calls what

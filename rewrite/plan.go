@@ -35,6 +35,9 @@ type FuncPlan struct {
 	// count at its checks (see localOK).
 	Local  bool
 	Flush  map[Point]bool // points of blocks that call or may block: a local function flushes there
+	// Entry is where the entry block is charged, if it has a point.
+	Entry       Point
+	entryLanded bool
 	Approx []string       // blocks whose weight is placed approximately
 	order  []Point        // points in first-use order, for deterministic output
 }
@@ -131,6 +134,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// its instructions are sampled at the caller's next check.
 	small := p.Leaf && len(headers) == 0 && longestPath(fn, p.Charged) <= int64(opts.SmallLeaf)
 	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed, hasCall)
+	p.Entry, p.entryLanded = landed[fn.Blocks[0]]
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
 		for _, b := range fn.Blocks {
@@ -187,6 +191,13 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 				p.Checks[at] = true
 			}
 			if terminates(b) {
+				p.Final[at] = true
+			}
+			if fn.Synthetic == "range-over-func yield" && hasCall(b) {
+				// A range-over-func body does not push itself: a
+				// callee's entry check would sample what the body
+				// charged in the iterator's name. It charges, then
+				// checks in its own, before it calls.
 				p.Final[at] = true
 			}
 		}
