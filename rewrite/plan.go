@@ -33,13 +33,13 @@ type FuncPlan struct {
 	// Local: the function adds its charges to a local variable, which the
 	// compiler keeps in a register, and flushes it into the goroutine's
 	// count at its checks (see localOK).
-	Local  bool
-	Flush  map[Point]bool // points of blocks that call or may block: a local function flushes there
+	Local bool
+	Flush map[Point]bool // points of blocks that call or may block: a local function flushes there
 	// Entry is where the entry block is charged, if it has a point.
 	Entry       Point
 	entryLanded bool
-	Approx []string       // blocks whose weight is placed approximately
-	order  []Point        // points in first-use order, for deterministic output
+	Approx      []string // blocks whose weight is placed approximately
+	order       []Point  // points in first-use order, for deterministic output
 }
 
 func (p *FuncPlan) add(at Point, n int64) {
