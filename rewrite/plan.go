@@ -165,14 +165,17 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			}
 		}
 		addMaxPathChecks(fn, pathW, landed, need, int64(opts.MaxPath))
-		// Loop headers' and calls' checks are loose: in exact mode, what
-		// is pending before a call is sampled by the callee's entry check
-		// (in the caller's context) or by this function's next check.
-		// (MaxPath checks are not: one inside an expression evaluated
-		// after a return's check would leave its count to the caller.)
+		// Loop headers', calls' and MaxPath checks are loose: in exact
+		// mode, what is pending before a call is sampled by the callee's
+		// entry check (in the caller's context) or by this function's
+		// next check. (MaxPath checks inside a return or panic statement
+		// are not: one in an expression evaluated after the statement's
+		// check would leave its count to the caller.)
+		late := lateStmts(body)
 		strict := make(map[Point]bool)
 		for b := range need {
-			if !headers[b] && !hasCall(b) && !blocks(b) || terminates(b) || b.Index == 0 {
+			maxPath := !headers[b] && !hasCall(b) && !blocks(b)
+			if maxPath && late(landed[b].Node) || terminates(b) || b.Index == 0 {
 				strict[landed[b]] = true
 			}
 		}
@@ -1442,6 +1445,38 @@ func (c *funcCtx) placeSwitches(p *FuncPlan) {
 // local variable lives in a register.) Runtime errors leave the frame
 // without a flush: what the function accumulated since its last check is
 // then not counted.
+// lateStmts returns a function that reports whether n lies inside one of
+// body's return statements or panic calls (not inside a function literal:
+// those are planned on their own).
+func lateStmts(body *ast.BlockStmt) func(ast.Node) bool {
+	type span struct{ pos, end token.Pos }
+	var spans []span
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			spans = append(spans, span{n.Pos(), n.End()})
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && id.Name == "panic" {
+				spans = append(spans, span{n.Pos(), n.End()})
+			}
+		}
+		return true
+	})
+	return func(n ast.Node) bool {
+		if n == nil {
+			return true
+		}
+		for _, sp := range spans {
+			if sp.pos <= n.Pos() && n.Pos() < sp.end {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 func localOK(fn *ssa.Function, landed map[*ssa.BasicBlock]Point, hasCall func(*ssa.BasicBlock) bool) bool {
 	for _, b := range fn.Blocks {
 		if !hasCall(b) && !blocks(b) && !terminates(b) {
