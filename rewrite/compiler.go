@@ -129,7 +129,7 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	}
 	// A user's variable of that name in code kprof did not instrument
 	// (-pkgs) is left alone.
-	if kp == nil || !kp.Type().IsInteger() || !kprofScan(callerfn) || kprofLate[call] {
+	if kp == nil || kp.Type().Kind() != types.TINT64 || !kprofScan(callerfn) || kprofLate[call] {
 		return
 	}
 	// Only a body that returns normally: one that panics (or calls what
@@ -155,12 +155,11 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	var edit func(ir.Node) ir.Node
 	edit = func(x ir.Node) ir.Node {
 		if name, ok := kprofCallee(x); ok && name == "C" {
+			// counter.C(n int64): the accumulator is an int64 too.
 			c := x.(*ir.CallExpr)
-			if len(c.Args) == 1 && types.Identical(c.Args[0].Type(), kp.Type()) {
-				as := ir.NewAssignOpStmt(c.Pos(), ir.OADD, kp, c.Args[0])
-				as.SetTypecheck(1)
-				return as
-			}
+			as := ir.NewAssignOpStmt(c.Pos(), ir.OADD, kp, c.Args[0])
+			as.SetTypecheck(1)
+			return as
 		}
 		ir.EditChildren(x, edit)
 		return x
@@ -171,10 +170,9 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 // kprofInserted reports whether n is code kprof inserted, and returns the
 // user's code inside it that the inliner must still cost.
 func kprofInserted(n ir.Node) ([]ir.Node, bool) {
-	callee := kprofCallee
 	switch n.Op() {
 	case ir.OIF:
-		if _, ok := callee(n.(*ir.IfStmt).Cond); ok {
+		if _, ok := kprofCallee(n.(*ir.IfStmt).Cond); ok {
 			return nil, true
 		}
 	case ir.OAS:
@@ -185,7 +183,7 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		if as.Y == nil {
 			break
 		}
-		if _, ok := callee(as.Y); ok {
+		if _, ok := kprofCallee(as.Y); ok {
 			return nil, true
 		}
 		if ir.IsBlank(as.X) && as.Y.Op() == ir.ONAME && as.Y.Sym() != nil && (as.Y.Sym().Name == "_kd" || as.Y.Sym().Name == "_kp") {
@@ -200,7 +198,7 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 			return nil, true
 		}
 	case ir.OCALLFUNC:
-		name, ok := callee(n)
+		name, ok := kprofCallee(n)
 		if !ok {
 			break
 		}

@@ -165,12 +165,6 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
-		if yield && p.entryLanded && at == p.Entry {
-			// What is pending where a range-over-func body starts was
-			// run by the iterator: the checks there (of any block that
-			// lands there) sample in the iterator's name.
-			c.callerPending = true
-		}
 		if at.Kind == atFuncEntry && !yield {
 			c.entry = self
 			entryChecked = entryChecked || c.pre
@@ -185,6 +179,12 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	for _, cl := range f.valueOrder {
 		d := f.valueCases[cl]
 		f.insert(cl.Colon+1, rankStmt, fmt.Sprintf("switch %s { %s}; ", d.tag, strings.Join(d.cases, "")))
+	}
+	if ps := f.pending[p.Body.Lbrace+1]; yield && ps != nil {
+		// What is pending where a range-over-func body starts was run by
+		// the iterator: the checks there (of any block that lands there)
+		// sample in its name.
+		ps.preWho = "nil"
 	}
 	// Charges that land on the same spot become one statement.
 	for _, pos := range f.pendingOrder {
@@ -239,7 +239,6 @@ type check struct {
 	preWho, postWho string
 	entry           string
 	local           bool // the function accumulates charges in localVar (FuncPlan.Local)
-	callerPending   bool // at a range-over-func body's start: pre checks sample the caller's context
 	flush           bool // local: a call or a wait follows; flush localVar into the count
 }
 
@@ -330,10 +329,6 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 		// Merged checks are loose only if all of them are.
 		ps.loose = c.loose && (!ps.pre || ps.loose)
 		ps.pre, ps.preWho = true, c.preWho
-	}
-	ps.callerPending = ps.callerPending || c.callerPending
-	if ps.callerPending {
-		ps.preWho = "nil"
 	}
 	if c.entry != "" {
 		ps.entry = c.entry

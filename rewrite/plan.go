@@ -33,13 +33,10 @@ type FuncPlan struct {
 	// Local: the function adds its charges to a local variable, which the
 	// compiler keeps in a register, and flushes it into the goroutine's
 	// count at its checks (see localOK).
-	Local bool
-	Flush map[Point]bool // points of blocks that call or may block: a local function flushes there
-	// Entry is where the entry block is charged, if it has a point.
-	Entry       Point
-	entryLanded bool
-	Approx      []string // blocks whose weight is placed approximately
-	order       []Point  // points in first-use order, for deterministic output
+	Local  bool
+	Flush  map[Point]bool // points of blocks that call or may block: a local function flushes there
+	Approx []string       // blocks whose weight is placed approximately
+	order  []Point        // points in first-use order, for deterministic output
 }
 
 func (p *FuncPlan) add(at Point, n int64) {
@@ -76,10 +73,11 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			p.Leaf = false
 		}
 	}
-	// A block whose only calls go to quiet functions needs no check or
-	// flush for them: they cannot sample, and leave their charges in the
-	// count.
-	hasCall := func(b *ssa.BasicBlock) bool {
+	// calls reports whether b calls a function that is not quiet: a
+	// block whose only calls go to quiet functions needs no check or
+	// flush for them (they cannot sample, and leave their charges in the
+	// count).
+	calls := func(b *ssa.BasicBlock) bool {
 		return callsBut(b, func(c *ssa.CallCommon) bool { return quietCall(c, quiet) >= 0 })
 	}
 	p.Defers = hasDeferStmt(body)
@@ -87,12 +85,10 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 
 	landed := make(map[*ssa.BasicBlock]Point)
 	var pending []*ssa.BasicBlock
-	p.Weights = make([]int64, len(fn.Blocks))
-	for _, b := range fn.Blocks {
-		p.Weights[b.Index] = Weight(b)
-		p.Total += p.Weights[b.Index]
+	p.Weights, p.Charged = weights(fn)
+	for _, w := range p.Weights {
+		p.Total += w
 	}
-	p.Charged = hoistWeights(fn, p.Weights)
 	for _, b := range fn.Blocks {
 		w := p.Charged[b.Index]
 		at, ok := c.land(b, p, w)
@@ -132,9 +128,8 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// check: the check's call to the slow path would cost it its
 	// inlining (and with it, often, stack allocation of what it returns);
 	// its instructions are sampled at the caller's next check.
-	small := p.Leaf && len(headers) == 0 && longestPath(fn, p.Charged) <= int64(opts.SmallLeaf)
-	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed, hasCall)
-	p.Entry, p.entryLanded = landed[fn.Blocks[0]]
+	_, small := smallLeaf(fn, p.Leaf, p.Charged, opts)
+	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed, calls)
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
 		for _, b := range fn.Blocks {
@@ -146,10 +141,10 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			// is not sampled in this function.
 			// A function that accumulates its charges locally flushes
 			// them at checks, so it checks before it may block, too.
-			if terminates(b) || hasCall(b) || headers[b] || b.Index == 0 || p.Local && blocks(b) {
+			if terminates(b) || calls(b) || headers[b] || b.Index == 0 || p.Local && blocks(b) {
 				need[b] = true
 			}
-			if hasCall(b) || blocks(b) {
+			if calls(b) || blocks(b) {
 				p.Flush[landed[b]] = true
 			}
 		}
@@ -174,7 +169,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		late := lateStmts(body)
 		strict := make(map[Point]bool)
 		for b := range need {
-			maxPath := !headers[b] && !hasCall(b) && !blocks(b)
+			maxPath := !headers[b] && !calls(b) && !blocks(b)
 			if maxPath && late(landed[b].Node) || terminates(b) || b.Index == 0 {
 				strict[landed[b]] = true
 			}
@@ -196,7 +191,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			if terminates(b) {
 				p.Final[at] = true
 			}
-			if fn.Synthetic == "range-over-func yield" && hasCall(b) {
+			if fn.Synthetic == "range-over-func yield" && calls(b) {
 				// A range-over-func body does not push itself: a
 				// callee's entry check would sample what the body
 				// charged in the iterator's name. It charges, then
@@ -1437,14 +1432,6 @@ func (c *funcCtx) placeSwitches(p *FuncPlan) {
 	}
 }
 
-// localOK reports whether a function can accumulate its charges in a local
-// variable: every block that calls, may block or leaves the function is
-// landed at a statement, where its check flushes the variable before the
-// call, the wait or the exit. (A charge is a read-modify-write of the
-// goroutine's count in memory, and consecutive ones wait on each other; a
-// local variable lives in a register.) Runtime errors leave the frame
-// without a flush: what the function accumulated since its last check is
-// then not counted.
 // lateStmts returns a function that reports whether n lies inside one of
 // body's return statements or panic calls (not inside a function literal:
 // those are planned on their own).
@@ -1477,9 +1464,38 @@ func lateStmts(body *ast.BlockStmt) func(ast.Node) bool {
 	}
 }
 
-func localOK(fn *ssa.Function, landed map[*ssa.BasicBlock]Point, hasCall func(*ssa.BasicBlock) bool) bool {
+// weights returns the SSA weight of each of fn's blocks, and what is
+// charged where once weights are hoisted (hoistWeights).
+func weights(fn *ssa.Function) (w, charged []int64) {
+	w = make([]int64, len(fn.Blocks))
 	for _, b := range fn.Blocks {
-		if !hasCall(b) && !blocks(b) && !terminates(b) {
+		w[b.Index] = Weight(b)
+	}
+	return w, hoistWeights(fn, w)
+}
+
+// smallLeaf reports whether fn, if a leaf, is small: loop-free, with a
+// longest path (returned) of at most SmallLeaf instructions. A small leaf
+// gets no check, so that the compiler can still inline it.
+func smallLeaf(fn *ssa.Function, leaf bool, charged []int64, opts *Options) (int64, bool) {
+	if !leaf || len(loopHeaders(fn)) > 0 {
+		return 0, false
+	}
+	n := longestPath(fn, charged)
+	return n, n <= int64(opts.SmallLeaf)
+}
+
+// localOK reports whether a function can accumulate its charges in a local
+// variable: every block that calls, may block or leaves the function is
+// landed at a statement, where its check flushes the variable before the
+// call, the wait or the exit. (A charge is a read-modify-write of the
+// goroutine's count in memory, and consecutive ones wait on each other; a
+// local variable lives in a register.) Runtime errors leave the frame
+// without a flush: what the function accumulated since its last check is
+// then not counted.
+func localOK(fn *ssa.Function, landed map[*ssa.BasicBlock]Point, calls func(*ssa.BasicBlock) bool) bool {
+	for _, b := range fn.Blocks {
+		if !calls(b) && !blocks(b) && !terminates(b) {
 			continue
 		}
 		at, ok := landed[b]

@@ -189,32 +189,27 @@ func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 
 	quiet := make(map[*ssa.Function]int64)
 	for _, fns := range byFile {
 		for _, fn := range fns {
-			if fn.Synthetic != "" || len(loopHeaders(fn)) > 0 {
+			if fn.Synthetic != "" || callsOrPanics(fn) {
 				continue
 			}
-			ok := true
-			w := make([]int64, len(fn.Blocks))
-			for _, b := range fn.Blocks {
-				w[b.Index] = Weight(b)
-				if hasCall(b) {
-					ok = false
-				}
-				for _, instr := range b.Instrs {
-					if _, panics := instr.(*ssa.Panic); panics {
-						ok = false
-					}
-				}
-			}
-			if !ok {
-				continue
-			}
-			// As planFunc decides that a leaf is small.
-			if n := longestPath(fn, hoistWeights(fn, w)); n <= int64(opts.SmallLeaf) {
+			_, charged := weights(fn)
+			if n, small := smallLeaf(fn, true, charged, &opts); small {
 				quiet[fn] = n
 			}
 		}
 	}
 	return quiet
+}
+
+// callsOrPanics reports whether some block of fn calls a function (not a
+// builtin) or panics.
+func callsOrPanics(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		if hasCall(b) || panics(b) {
+			return true
+		}
+	}
+	return false
 }
 
 func topLevel(fn *ssa.Function) *ssa.Function {

@@ -144,6 +144,15 @@ func terminates(b *ssa.BasicBlock) bool {
 	return false
 }
 
+// panics reports whether b ends in a panic.
+func panics(b *ssa.BasicBlock) bool {
+	if len(b.Instrs) == 0 {
+		return false
+	}
+	_, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Panic)
+	return ok
+}
+
 // loopHeaders returns the blocks that are targets of a back edge (an edge
 // to a dominator).
 func loopHeaders(fn *ssa.Function) map[*ssa.BasicBlock]bool {
