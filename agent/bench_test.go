@@ -46,3 +46,28 @@ func BenchmarkSample(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExactCall measures what exact mode asks of the agent for one
+// call: the sample at the callee's entry check (in the caller's context,
+// counting the call) and the one at its return check, with the stack below
+// reported unchanged, as the counter reports it at granularity 0.
+func BenchmarkExactCall(b *testing.B) {
+	const depth = 10
+	funcs := make([]*Func, depth+8)
+	for i := range funcs {
+		funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
+	}
+	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a.Register()
+	stack := append([]*Func(nil), funcs[:depth+1]...)
+	a.Sample(stack[:depth], 0, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// The caller calls one of 8 callees in turn.
+		stack[depth] = funcs[depth+i%8]
+		a.SampleCall(stack[:depth], depth, stack[depth], 3)
+		a.Sample(stack, depth+1, 5)
+	}
+	b.StopTimer()
+	a.Exit(0)
+}

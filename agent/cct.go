@@ -90,6 +90,30 @@ type gstate struct {
 	last          *node   // context of the latest sample
 	next          *gstate // list of live goroutines
 	prev          *gstate
+	// kids caches child lookups: the slot of (parent, fn) holds the child
+	// most recently found or made there. A sibling list is walked only on
+	// a miss: in exact mode every call looks up its callee's node, and
+	// walking long sibling lists took a sixth of encoding/json's run.
+	kids []*node
+}
+
+// kidsBits is the log2 of the number of slots of a goroutine's child cache.
+const kidsBits = 10
+
+// child returns the child of n for f, made if new, through the cache.
+func (g *gstate) child(n *node, f *Func) *node {
+	h := (uintptr(unsafe.Pointer(n))>>4 ^ uintptr(unsafe.Pointer(f))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
+	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
+		return c
+	}
+	return g.miss(n, f, h)
+}
+
+// miss is child's slow path: the sibling list, then the cache slot h.
+func (g *gstate) miss(n *node, f *Func, h uintptr) *node {
+	c := n.childOf(f, &g.nodes)
+	g.kids[h] = c
+	return c
 }
 
 // maxPath is the depth the path cache of a goroutine can hold; deeper
@@ -105,7 +129,8 @@ var noStack = Func{Name: "(no stack)"}
 // every check attributes the instructions since the previous one and every
 // entry check counts its call.
 type CCT struct {
-	set Settings
+	set   Settings
+	exact bool // set.Mode is exact
 
 	mu    spinlock
 	live  *gstate // goroutines that have sampled and not exited
@@ -123,7 +148,7 @@ func NewCCT(set Settings) *CCT {
 	if set.Mode == overlap.ModeExact {
 		set.Granularity, set.Jitter = 0, 0
 	}
-	return &CCT{set: set}
+	return &CCT{set: set, exact: set.Mode == overlap.ModeExact}
 }
 
 func (a *CCT) local() *gstate { return a.stateOf(counter.Local()) }
@@ -136,6 +161,7 @@ func (a *CCT) stateOf(p *unsafe.Pointer) *gstate {
 		g.rng = a.set.Seed | 1
 		g.verify = a.set.VerifyPaths
 		g.path = unsafe.Slice((**node)(counter.Alloc(maxPath*unsafe.Sizeof((*node)(nil)))), maxPath)[:0]
+		g.kids = unsafe.Slice((**node)(counter.Alloc(1<<kidsBits*unsafe.Sizeof((*node)(nil)))), 1<<kidsBits)
 		*p = unsafe.Pointer(g)
 		a.mu.Lock()
 		g.next = a.live
@@ -171,15 +197,14 @@ func (a *CCT) Register() int64 { return a.next(a.local()) }
 // Sample implements Profiler. Its cost is proportional to the part of the
 // stack that changed since the goroutine's previous sample.
 func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
-	g := a.local()
-	g.sample(stack, from, n, a.recording.Load())
-	return a.next(g)
-}
-
-func (g *gstate) sample(stack []*Func, from int, n int64, rec bool) {
+	g := (*gstate)(*counter.Local())
+	if g == nil {
+		g = a.local()
+	}
 	g.busy = true
-	g.add(g.context(stack, from), n, rec)
+	g.add(g.context(stack, from), n, a.recording.Load())
 	g.busy = false
+	return a.next(g)
 }
 
 // add counts a sample of n instructions in context cur. The caller has set
@@ -202,17 +227,20 @@ func (g *gstate) add(cur *node, n int64, rec bool) {
 // entry check, in the caller's context; in exact mode it also counts the
 // call of callee in that context.
 func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
-	g := a.local()
+	g := (*gstate)(*counter.Local())
+	if g == nil {
+		g = a.local()
+	}
 	rec := a.recording.Load()
-	exact := a.set.Mode == overlap.ModeExact
-	if !exact {
+	g.busy = true
+	if !a.exact {
 		if n > 0 {
-			g.sample(stack, from, n, rec)
+			g.add(g.context(stack, from), n, rec)
 		}
+		g.busy = false
 		return a.next(g)
 	}
 	// One walk of the stack for both the sample and the call.
-	g.busy = true
 	parent := &g.root
 	if len(stack) > 0 {
 		parent = g.context(stack, from)
@@ -222,11 +250,11 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	if n > 0 {
 		cur := parent
 		if len(stack) == 0 {
-			cur = parent.childOf(&noStack, &g.nodes) // as context does
+			cur = g.child(parent, &noStack) // as context does
 		}
 		g.add(cur, n, rec)
 	}
-	c := parent.childOf(callee, &g.nodes)
+	c := g.child(parent, callee)
 	// The callee pushes itself next: its node is the next sample's.
 	if len(g.path) == len(stack) && len(g.path) < cap(g.path) {
 		g.path = append(g.path, c)
@@ -236,13 +264,23 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		c.rcalls++
 	}
 	g.busy = false
-	return a.next(g)
+	return 0
 }
 
 // context returns the node of stack, walking the tree from the longest
 // prefix the path cache shares with it and updating the cache. The caller
 // has set g.busy.
 func (g *gstate) context(stack []*Func, from int) *node {
+	if k := len(stack); k > 0 && k <= min(from, len(g.path)) && !g.verify {
+		// All of stack is the previous sample's (exact mode, mostly).
+		g.path = g.path[:k]
+		return g.path[k-1]
+	}
+	return g.walk(stack, from)
+}
+
+// walk is context's general case.
+func (g *gstate) walk(stack []*Func, from int) *node {
 	// stack[:from] is the previous sample's: its cached path holds.
 	i := min(from, len(g.path), len(stack))
 	if g.verify {
@@ -261,13 +299,13 @@ func (g *gstate) context(stack []*Func, from int) *node {
 		cur = g.path[i-1]
 	}
 	for ; i < len(stack); i++ {
-		cur = cur.childOf(stack[i], &g.nodes)
+		cur = g.child(cur, stack[i])
 		if len(g.path) < cap(g.path) {
 			g.path = append(g.path, cur)
 		}
 	}
 	if len(stack) == 0 {
-		cur = cur.childOf(&noStack, &g.nodes) // the root has no counts of its own
+		cur = g.child(cur, &noStack) // the root has no counts of its own
 	}
 	return cur
 }
