@@ -42,7 +42,7 @@ type Agent interface {
 	// Register and Sample return the number of instructions until the next
 	// sample: 0 asks for a sample whenever the calling context may
 	// change — at every function entry and return (exact mode; the
-	// checks at loop headers and before calls then take none, see SL).
+	// checks at loop headers and MaxPath checks then take none, see SL).
 	// stack[:from] is known to be unchanged since the goroutine's previous
 	// sample, as far as that sample's stack reached (kprof's counter passes
 	// the depth below the running function at granularity 0, where every

@@ -25,7 +25,7 @@ var unknown = Func{Name: "(unknown)"}
 func S(self *Func) { sample(self, nil) }
 
 // SL is the slow path of a check that marks no change of calling context
-// (a loop header, a block that calls). In exact mode (granularity 0) it
+// (a loop header, a MaxPath check). In exact mode (granularity 0) it
 // takes no sample: the next check that must attributes the same
 // instructions to the same context — a callee's entry check samples in the
 // caller's context, a return check in the function's own — and loops run

@@ -33,6 +33,10 @@ var inlinerPatches = []struct{ old, new string }{
 		new: "\tres := InlineCall(callerfn, n, fn, inlIndex)\n\n\tif res == nil {\n\t\tbase.FatalfAt(n.Pos(), \"inlining call to %v failed\", fn)\n\t}\n\tkprofFold(callerfn, n, res, parent)\n",
 	},
 	{
+		old: "\tbudget := inlineBigFunctionNodes\n",
+		new: "\tbudget := inlineBigFunctionNodes + kprofNodes(fn)\n",
+	},
+	{
 		old: "\nopSwitch:\n\tswitch n.Op() {\n",
 		new: "\n\tif user, ok := kprofInserted(n); ok {\n" +
 			"\t\tir.Visit(n, func(x ir.Node) {\n\t\t\tif x, ok := x.(*ir.Name); ok && x.Class == ir.PAUTO {\n\t\t\t\tv.usedLocals.Add(x)\n\t\t\t}\n\t\t})\n" +
@@ -66,6 +70,12 @@ func kprofCallee(x ir.Node) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// kprofTick reports whether x is a tick: a call of counter.T, TC or TCL.
+func kprofTick(x ir.Node) bool {
+	name, ok := kprofCallee(x)
+	return ok && (name == "T" || name == "TC" || name == "TCL")
 }
 
 // kprofLate holds the calls evaluated after their function's last flush of
@@ -167,10 +177,36 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	ir.EditChildren(res, edit)
 }
 
+// kprofNodes returns the number of nodes of fn's body that kprof
+// inserted: IsBigFunc does not count them, so that instrumentation does
+// not make a function "big", where the inliner inlines only the
+// cheapest calls.
+func kprofNodes(fn *ir.Func) int {
+	n := 0
+	var visit func(x ir.Node) bool
+	visit = func(x ir.Node) bool {
+		if user, ok := kprofInserted(x); ok {
+			ir.Any(x, func(ir.Node) bool { n++; return false })
+			for _, u := range user {
+				ir.Any(u, func(ir.Node) bool { n--; return false })
+			}
+			return false
+		}
+		return ir.DoChildren(x, visit)
+	}
+	ir.DoChildren(fn, visit)
+	return n
+}
+
 // kprofInserted reports whether n is code kprof inserted, and returns the
 // user's code inside it that the inliner must still cost.
 func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 	switch n.Op() {
+	case ir.OANDAND:
+		// A tick: T(n) && (operand).
+		if x := n.(*ir.LogicalExpr); kprofTick(x.X) {
+			return []ir.Node{x.Y}, true
+		}
 	case ir.OIF:
 		if _, ok := kprofCallee(n.(*ir.IfStmt).Cond); ok {
 			return nil, true

@@ -77,9 +77,17 @@
 // # Checks
 //
 // A granularity check (`if counter <= 0 { sample }`) follows the charge of
-// blocks that return or panic, contain a call, or head a loop (paper §5.2),
-// and further checks are added so that no path runs more than MaxPath
-// instructions without one. Leaf functions push their identifier onto the
+// blocks that return or panic, and comes before the charge of blocks that
+// head a loop and of the entry block (paper §5.2), and further checks are
+// added so that no path runs more than MaxPath instructions without one.
+// The paper also checks before calls, so that the caller's instructions
+// are not sampled in the callee: here the callee's entry check, before its
+// push, does that, and a callee that does not push leaves them to the
+// caller's next check. A call of a function of the same package that
+// checks on entry (not a small leaf) ends a path for MaxPath; other calls
+// (another package's functions, interface methods, function values) are
+// not known to check. Range-over-func bodies, which do not push, still
+// check before their calls. Leaf functions push their identifier onto the
 // reified stack only when they sample (paper §5.1); small loop-free leaf
 // functions get no check at all, so that the compiler can still inline them
 // (their debt carries over to the caller's next check). A call to a package

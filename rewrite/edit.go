@@ -161,7 +161,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	entryChecked := false
 	for _, at := range p.order {
 		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
-		if c.n == 0 && !c.pre && !c.post {
+		if c.n == 0 && !c.pre && !c.post && !(c.local && c.flush) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
@@ -280,11 +280,12 @@ func (c check) localStmt() string {
 	case c.entry != "":
 		// Nothing is accumulated yet.
 		return plain.stmt()
-	case c.pre && c.flush:
-		// Before a call or a wait: flush, then check and charge as a
-		// function that does not accumulate. (One charge of the sum,
-		// C(localVar + n), compiles to a load, a subtraction, an
-		// addition and a store: the compiler reassociates it.)
+	case c.flush && (c.pre || !c.post):
+		// Before a call or a wait: flush, then check (unless the
+		// callee checks on entry) and charge as a function that does
+		// not accumulate. (One charge of the sum, C(localVar + n),
+		// compiles to a load, a subtraction, an addition and a store:
+		// the compiler reassociates it.)
 		return fmt.Sprintf("%s.C(%s); %s = 0; ", counterAlias, localVar, localVar) + plain.stmt()
 	}
 	var b strings.Builder

@@ -56,7 +56,8 @@ func (p *FuncPlan) touch(at Point) {
 
 // planFunc computes the plan of fn, whose statements are those of body (for
 // a range-over-func yield function, body is the loop body).
-func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options, quiet map[*ssa.Function]int64) *FuncPlan {
+func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options, facts *funcFacts) *FuncPlan {
+	quiet := facts.quiet
 	c := &funcCtx{fn: fn, body: body, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
 	p := &FuncPlan{
 		Fn:      fn,
@@ -79,6 +80,25 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// count).
 	calls := func(b *ssa.BasicBlock) bool {
 		return callsBut(b, func(c *ssa.CallCommon) bool { return quietCall(c, quiet) >= 0 })
+	}
+	// Paper §5.2 checks before calls, so that the caller's instructions
+	// are not sampled in a callee. Here a callee that pushes itself
+	// first checks on entry (counter.SE), in the caller's context; one
+	// that does not push (a small leaf, an inert or uninstrumented
+	// function) leaves what is pending to the caller's next check, in
+	// the caller's context too. So a call needs no check before it,
+	// except in a range-over-func body, which does not push itself.
+	// What remains is the time bound: a block that calls a function of
+	// this package that checks on entry is bounded by that check and,
+	// after the callee returns, by its return check (addMaxPathChecks);
+	// other calls are not known to check.
+	cuts := func(b *ssa.BasicBlock) bool {
+		for _, instr := range b.Instrs {
+			if c, ok := instr.(*ssa.Call); ok && checkedCall(&c.Call, facts.checked) {
+				return true
+			}
+		}
+		return false
 	}
 	p.Defers = hasDeferStmt(body)
 	headers := loopHeaders(fn)
@@ -122,8 +142,8 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	}
 	p.Approx = append(p.Approx, c.approx...)
 
-	// Checks (paper §5.2): terminating blocks, blocks with calls, loop
-	// headers; then MaxPath.
+	// Checks (paper §5.2): terminating blocks, loop headers, the entry;
+	// then MaxPath (see cuts for calls).
 	// A loop-free leaf whose longest path stays within SmallLeaf gets no
 	// check: the check's call to the slow path would cost it its
 	// inlining (and with it, often, stack allocation of what it returns);
@@ -132,20 +152,24 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed, calls)
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
+		cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks
 		for _, b := range fn.Blocks {
 			if _, ok := landed[b]; !ok {
 				continue
 			}
+			callCheck := calls(b) && fn.Synthetic != ""
+			cut[b] = cuts(b)
 			// The entry check settles what the caller charged before the
 			// call (checks come before their block's charge), so that it
 			// is not sampled in this function.
 			// A function that accumulates its charges locally flushes
 			// them at checks, so it checks before it may block, too.
-			if terminates(b) || calls(b) || headers[b] || b.Index == 0 || p.Local && blocks(b) {
+			if terminates(b) || callCheck || headers[b] || b.Index == 0 || p.Local && blocks(b) {
 				need[b] = true
 			}
 			if calls(b) || blocks(b) {
 				p.Flush[landed[b]] = true
+				p.touch(landed[b])
 			}
 		}
 		// What quiet callees run counts towards MaxPath.
@@ -159,11 +183,11 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 				}
 			}
 		}
-		addMaxPathChecks(fn, pathW, landed, need, int64(opts.MaxPath))
-		// Loop headers', calls' and MaxPath checks are loose: in exact
-		// mode, what is pending before a call is sampled by the callee's
-		// entry check (in the caller's context) or by this function's
-		// next check. (MaxPath checks inside a return or panic statement
+		addMaxPathChecks(fn, pathW, landed, need, cut, int64(opts.MaxPath))
+		// Loop headers', MaxPath and range-over-func bodies' call
+		// checks are loose: in exact mode, what is pending there is
+		// sampled by a callee's entry check (in the caller's context)
+		// or by this function's next check. (MaxPath checks inside a return or panic statement
 		// are not: one in an expression evaluated after the statement's
 		// check would leave its count to the caller.)
 		late := lateStmts(body)
@@ -1076,9 +1100,11 @@ func hasDeferStmt(body *ast.BlockStmt) bool {
 }
 
 // addMaxPathChecks adds checks so that no path runs more than maxPath
-// instructions without one. Checked blocks restart the count; loop headers
-// already carry checks, so the unchecked part of the graph is acyclic.
-func addMaxPathChecks(fn *ssa.Function, weights []int64, landed map[*ssa.BasicBlock]Point, need map[*ssa.BasicBlock]bool, maxPath int64) {
+// instructions without one. Checked blocks restart the count, and so do the
+// blocks of cut after their own weight (they call a function that checks
+// on entry and on return); loop headers already carry checks, so the
+// unchecked part of the graph is acyclic.
+func addMaxPathChecks(fn *ssa.Function, weights []int64, landed map[*ssa.BasicBlock]Point, need, cut map[*ssa.BasicBlock]bool, maxPath int64) {
 	if maxPath <= 0 {
 		return
 	}
@@ -1103,6 +1129,13 @@ func addMaxPathChecks(fn *ssa.Function, weights []int64, landed map[*ssa.BasicBl
 				acc[b] = weights[b.Index]
 				continue
 			}
+		}
+		if cut[b] {
+			// The callee's entry check comes at most the block's
+			// weight after the block starts, and after the callee's
+			// return check at most that much of the block runs.
+			acc[b] = weights[b.Index]
+			continue
 		}
 		acc[b] = in + weights[b.Index]
 	}

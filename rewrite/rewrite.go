@@ -159,7 +159,7 @@ func Package(in *Input, opts Options) (*Output, error) {
 		byFile[i] = append(byFile[i], fn)
 	}
 
-	quiet := quietFuncs(byFile, opts)
+	facts := packageFacts(byFile, opts)
 	out := &Output{Files: make([][]byte, len(in.Files))}
 	for i, fns := range byFile {
 		if len(fns) == 0 {
@@ -171,7 +171,7 @@ func Package(in *Input, opts Options) (*Output, error) {
 			}
 			return fns[a].Syntax().Pos() < fns[b].Syntax().Pos()
 		})
-		src, plans, approx := instrumentFile(in, i, fns, opts, quiet)
+		src, plans, approx := instrumentFile(in, i, fns, opts, facts)
 		out.Files[i] = src
 		out.Plans = append(out.Plans, plans...)
 		out.Approx = append(out.Approx, approx...)
@@ -201,6 +201,37 @@ func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 
 	return quiet
 }
 
+// funcFacts is what planning a function needs to know about the other
+// functions of its package.
+type funcFacts struct {
+	quiet map[*ssa.Function]int64 // quietFuncs
+	// checked are the functions that check on entry (every instrumented
+	// function but small leaves): a call to one needs no check before it
+	// (see planFunc).
+	checked map[*ssa.Function]bool
+}
+
+// packageFacts returns the facts of the functions to instrument.
+func packageFacts(byFile [][]*ssa.Function, opts Options) *funcFacts {
+	f := &funcFacts{quiet: quietFuncs(byFile, opts), checked: make(map[*ssa.Function]bool)}
+	for _, fns := range byFile {
+		for _, fn := range fns {
+			if fn.Synthetic != "" {
+				continue
+			}
+			leaf := true
+			for _, b := range fn.Blocks {
+				leaf = leaf && !callsOut(b, opts.Inert, f.quiet)
+			}
+			_, charged := weights(fn)
+			if _, small := smallLeaf(fn, leaf, charged, &opts); !small {
+				f.checked[fn] = true
+			}
+		}
+	}
+	return f
+}
+
 // callsOrPanics reports whether some block of fn calls a function (not a
 // builtin) or panics.
 func callsOrPanics(fn *ssa.Function) bool {
@@ -219,7 +250,7 @@ func topLevel(fn *ssa.Function) *ssa.Function {
 	return fn
 }
 
-func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, quiet map[*ssa.Function]int64) ([]byte, []*FuncPlan, []string) {
+func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *funcFacts) ([]byte, []*FuncPlan, []string) {
 	file := in.Files[i]
 	labels := make(map[ast.Stmt]string)
 	ast.Inspect(file, func(n ast.Node) bool {
@@ -257,7 +288,7 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, quiet m
 		if body == nil {
 			continue
 		}
-		p := planFunc(file, in.Info, labels, fn, body, &opts, quiet)
+		p := planFunc(file, in.Info, labels, fn, body, &opts, facts)
 		p.Name = FuncName(fn)
 		p.Line = in.Fset.Position(fn.Pos()).Line
 		ids[fn] = len(em.entries)

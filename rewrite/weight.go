@@ -77,6 +77,21 @@ func quietCall(c *ssa.CallCommon, quiet map[*ssa.Function]int64) int64 {
 	return -1
 }
 
+// checkedCall reports whether c statically calls a function of checked.
+func checkedCall(c *ssa.CallCommon, checked map[*ssa.Function]bool) bool {
+	if c.IsInvoke() {
+		return false
+	}
+	f := c.StaticCallee()
+	if f == nil {
+		return false
+	}
+	if f.Origin() != nil {
+		f = f.Origin()
+	}
+	return checked[f]
+}
+
 // inertCall reports whether c statically calls a function of an inert
 // package with no argument that holds a function or interface value.
 func inertCall(c *ssa.CallCommon, inert func(string) bool) bool {
