@@ -102,7 +102,7 @@ const kidsBits = 10
 
 // child returns the child of n for f, made if new, through the cache.
 func (g *gstate) child(n *node, f *Func) *node {
-	h := (uintptr(unsafe.Pointer(n))>>4 ^ uintptr(unsafe.Pointer(f))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
+	h := (uint64(uintptr(unsafe.Pointer(n)))>>4 ^ uint64(uintptr(unsafe.Pointer(f)))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
 	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
 		return c
 	}
@@ -110,7 +110,7 @@ func (g *gstate) child(n *node, f *Func) *node {
 }
 
 // miss is child's slow path: the sibling list, then the cache slot h.
-func (g *gstate) miss(n *node, f *Func, h uintptr) *node {
+func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 	c := n.childOf(f, &g.nodes)
 	g.kids[h] = c
 	return c
