@@ -109,9 +109,26 @@ func (g *gstate) child(n *node, f *Func) *node {
 	return g.miss(n, f, h)
 }
 
-// miss is child's slow path: the sibling list, then the cache slot h.
+// miss is child's slow path: the sibling list, then the cache slot h. A
+// child found in the list moves to its front. (A full hash index of the
+// tree instead of the lists was slower: go/types checking the standard
+// library makes a million contexts, and every probe of an index that size
+// missed the CPU's caches, where siblings, made one after the other, often
+// share cache lines.)
 func (g *gstate) miss(n *node, f *Func, h uint64) *node {
-	c := n.childOf(f, &g.nodes)
+	var prev *node
+	c := n.child
+	for c != nil && c.fn != f {
+		prev, c = c, c.next
+	}
+	switch {
+	case c == nil:
+		c = n.childOf(f, &g.nodes)
+	case prev != nil:
+		prev.next = c.next
+		c.next = n.child
+		n.child = c
+	}
 	g.kids[h] = c
 	return c
 }
