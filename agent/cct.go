@@ -102,7 +102,7 @@ const kidsBits = 10
 
 // child returns the child of n for f, made if new, through the cache.
 func (g *gstate) child(n *node, f *Func) *node {
-	h := (uint64(uintptr(unsafe.Pointer(n)))>>4 ^ uint64(uintptr(unsafe.Pointer(f)))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
+	h := uint64(uintptr(unsafe.Pointer(n))^uintptr(unsafe.Pointer(f))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
 	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
 		return c
 	}
@@ -219,7 +219,11 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 		g = a.local()
 	}
 	g.busy = true
-	g.add(g.context(stack, from), n, a.recording.Load())
+	cur := g.cached(stack, from)
+	if cur == nil {
+		cur = g.context(stack, from)
+	}
+	g.add(cur, n, a.recording.Load())
 	g.busy = false
 	return a.next(g)
 }
@@ -260,7 +264,9 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	// One walk of the stack for both the sample and the call.
 	parent := &g.root
 	if len(stack) > 0 {
-		parent = g.context(stack, from)
+		if parent = g.cached(stack, from); parent == nil {
+			parent = g.context(stack, from)
+		}
 	} else {
 		g.path = g.path[:0] // the next sample's from is against this stack
 	}
@@ -288,12 +294,20 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 // prefix the path cache shares with it and updating the cache. The caller
 // has set g.busy.
 func (g *gstate) context(stack []*Func, from int) *node {
-	if k := len(stack); k > 0 && k <= min(from, len(g.path)) && !g.verify {
-		// All of stack is the previous sample's (exact mode, mostly).
+	if c := g.cached(stack, from); c != nil {
+		return c
+	}
+	return g.walk(stack, from)
+}
+
+// cached returns the node of stack if all of it is the previous sample's
+// (exact mode, mostly), and nil otherwise.
+func (g *gstate) cached(stack []*Func, from int) *node {
+	if k := len(stack); k > 0 && k <= from && k <= len(g.path) && !g.verify {
 		g.path = g.path[:k]
 		return g.path[k-1]
 	}
-	return g.walk(stack, from)
+	return nil
 }
 
 // walk is context's general case.
