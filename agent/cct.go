@@ -102,11 +102,16 @@ const kidsBits = 10
 
 // child returns the child of n for f, made if new, through the cache.
 func (g *gstate) child(n *node, f *Func) *node {
-	h := uint64(uintptr(unsafe.Pointer(n))^uintptr(unsafe.Pointer(f))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
+	h := kidSlot(n, f)
 	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
 		return c
 	}
 	return g.miss(n, f, h)
+}
+
+// kidSlot returns the slot of the child cache for the child of n for f.
+func kidSlot(n *node, f *Func) uint64 {
+	return uint64(uintptr(unsafe.Pointer(n))^uintptr(unsafe.Pointer(f))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
 }
 
 // miss is child's slow path: the sibling list, then the cache slot h. A
@@ -277,7 +282,12 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		}
 		g.add(cur, n, rec)
 	}
-	c := g.child(parent, callee)
+	// child, with its cache hit inline: one call less per call.
+	h := kidSlot(parent, callee)
+	c := g.kids[h]
+	if c == nil || c.parent != parent || c.fn != callee {
+		c = g.miss(parent, callee, h)
+	}
 	// The callee pushes itself next: its node is the next sample's.
 	if len(g.path) == len(stack) && len(g.path) < cap(g.path) {
 		g.path = append(g.path, c)
