@@ -81,15 +81,18 @@ func fromOf(s *state, depth int) int {
 // takes no sample: the next check that must attributes the same
 // instructions to the same context — a callee's entry check samples in the
 // caller's context, a return check in the function's own — and loops run
-// without calling the agent.
-//
-//go:noinline
+// without calling the agent. Its test of exact mode inlines into the
+// check's slow branch, so that exact mode makes no call per loop iteration.
 func SL(self *Func) {
-	if s := st(); s.Gran == 0 && s.Known && !s.InAgent {
+	// (Inside the agent it returns too: no sample there.)
+	if s := st(); s.Gran == 0 && s.Known {
 		return
 	}
-	sample(self, nil)
+	sl(self)
 }
+
+//go:noinline
+func sl(self *Func) { S(self) }
 
 // SE is the slow path of a function's entry check: what is pending was run
 // by the caller, and callee is being called (an agent that counts calls,
