@@ -117,13 +117,24 @@ func kprofScan(fn *ir.Func) bool {
 	return counted
 }
 
-// kprofFold moves the charges of an inlined body that only charges (a
-// small leaf: no check, no push) from the goroutine's count to the
-// accumulator of callerfn, when the call is in callerfn's own code (parent,
-// the call's inline tree index, is -1), where callerfn's next check or
-// flush takes them, as it took them from the count. A call evaluated
-// after callerfn's last flush keeps its charges in the count.
+// kprofFold notes the calls of package counter that kprof's late fold
+// needs (kprofFoldLate), and records a fold candidate: an inlined body
+// that only charges (a small leaf: no check, no push), in callerfn's own
+// code (parent, the call's inline tree index, is -1), whose charges could
+// go from the goroutine's count to callerfn's accumulator, where
+// callerfn's next check or flush takes them, as it took them from the
+// count. A call evaluated after callerfn's last flush keeps its charges in
+// the count.
 func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, parent int) {
+	if name, ok := kprofCallee(call); ok {
+		if kprofCharge[call] {
+			kprofInlined[call] = res
+		}
+		if (name == "C" || name == "D") && len(call.Args) > 0 && ir.Any(call.Args[0], kprofLocal) {
+			kprofFlushed[res] = true
+		}
+		return
+	}
 	if parent >= 0 {
 		// Inside an inlined body, whose returns are assignments and
 		// jumps by now: which calls follow its last flush is no longer
@@ -146,6 +157,7 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	// might not return) would leave its charges in an accumulator that
 	// the unwinding frame never flushes.
 	only := true
+	var charges []*ir.CallExpr
 	ir.VisitList(res.Body, func(x ir.Node) {
 		switch x.Op() {
 		case ir.OPANIC, ir.OCALLINTER, ir.OCALLMETH, ir.OGO, ir.ODEFER:
@@ -153,28 +165,74 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 		case ir.OCALLFUNC:
 			if name, ok := kprofCallee(x); !ok || name != "C" {
 				only = false
+			} else {
+				charges = append(charges, x.(*ir.CallExpr))
 			}
 		}
 		if kprofLocal(x) {
 			only = false
 		}
 	})
-	if !only {
+	if !only || len(charges) == 0 {
 		return
 	}
-	var edit func(ir.Node) ir.Node
-	edit = func(x ir.Node) ir.Node {
-		if name, ok := kprofCallee(x); ok && name == "C" {
-			// counter.C(n int64): the accumulator is an int64 too.
-			c := x.(*ir.CallExpr)
-			as := ir.NewAssignOpStmt(c.Pos(), ir.OADD, kp, c.Args[0])
-			as.SetTypecheck(1)
-			return as
-		}
-		ir.EditChildren(x, edit)
-		return x
+	for _, c := range charges {
+		kprofCharge[c] = true
 	}
-	ir.EditChildren(res, edit)
+	kprofCands = append(kprofCands, kprofCand{callerfn, res, kp, charges})
+}
+
+// A kprofCand is a fold candidate (see kprofFold): the inlined body res
+// in fn, fn's accumulator kp, and the body's charges (calls of counter.C).
+type kprofCand struct {
+	fn      *ir.Func
+	res     *ir.InlinedCallExpr
+	kp      *ir.Name
+	charges []*ir.CallExpr
+}
+
+var (
+	kprofCands   []kprofCand
+	kprofCharge  = map[*ir.CallExpr]bool{}                    // the charges of candidates
+	kprofInlined = map[*ir.CallExpr]*ir.InlinedCallExpr{}     // what such a charge was inlined as
+	kprofFlushed = map[*ir.InlinedCallExpr]bool{}             // inlined flushes: counter.C(_kp), counter.D(_kp + n)
+)
+
+// KprofFoldLate folds the candidates that no call may follow before their
+// function's next flush (kprofCallsAfter), once the inliner is done with
+// the package, so that what follows each is known: a call left is a call.
+// (Folded there, a leaf's charges would be lost when that call panics and
+// the panic unwinds the function, or calls runtime.Goexit or os.Exit.)
+func KprofFoldLate() {
+	for _, c := range kprofCands {
+		if kprofCallsAfter(c.fn, c.res) {
+			continue
+		}
+		to := map[ir.Node]ir.Node{}
+		for _, ch := range c.charges {
+			// counter.C(n int64): the accumulator is an int64 too.
+			as := ir.NewAssignOpStmt(ch.Pos(), ir.OADD, c.kp, ch.Args[0])
+			as.SetTypecheck(1)
+			if r, ok := kprofInlined[ch]; ok {
+				to[r] = as
+			} else {
+				to[ch] = as
+			}
+		}
+		var edit func(ir.Node) ir.Node
+		edit = func(x ir.Node) ir.Node {
+			if y, ok := to[x]; ok {
+				return y
+			}
+			ir.EditChildren(x, edit)
+			return x
+		}
+		ir.EditChildren(c.res, edit)
+	}
+	kprofCands = nil
+	clear(kprofCharge)
+	clear(kprofInlined)
+	clear(kprofFlushed)
 }
 
 // kprofNodes returns the number of nodes of fn's body that kprof
@@ -196,6 +254,161 @@ func kprofNodes(fn *ir.Func) int {
 	}
 	ir.DoChildren(fn, visit)
 	return n
+}
+
+// kprofCallsAfter reports whether, once inlining is done, a call that
+// might not return normally (any call but package counter's and
+// intrinsics), or a panic, may run after call, in fn's own code, before fn
+// next flushes its accumulator: in call's statement, or in the statements
+// that follow it in the same basic block. (kprof flushes at the start of
+// each block that calls, so a statement that starts a new block ends the
+// search.)
+func kprofCallsAfter(fn *ir.Func, call ir.Node) bool {
+	holds := func(x ir.Node) bool { return ir.Any(x, func(y ir.Node) bool { return y == call }) }
+	// search looks for call in list; it reports whether it found it,
+	// and after whether some call may follow it. atEnd is what reaching
+	// the end of list means: true for a plain block, which the
+	// statements after it continue.
+	var after bool
+	var search func(list []ir.Node, atEnd bool) bool
+	search = func(list []ir.Node, atEnd bool) bool {
+		for i, st := range list {
+			if !holds(st) {
+				continue
+			}
+			head, bodies, block := kprofParts(st)
+			for _, b := range bodies {
+				if search(b, false) {
+					return true
+				}
+			}
+			if b, ok := st.(*ir.BlockStmt); ok && search(b.List, true) {
+				// (Falling off the end of a plain block counts as a
+				// call after: the search does not go on outside.)
+				return true
+			}
+			after = kprofCalls(head, call)
+			if after || !block {
+				return true
+			}
+			for _, next := range list[i+1:] {
+				if kprofFlushes(next) {
+					return true
+				}
+				head, _, block := kprofParts(next)
+				if kprofCalls(head, nil) {
+					after = true
+					return true
+				}
+				if !block {
+					return true
+				}
+			}
+			after = atEnd
+			return true
+		}
+		return false
+	}
+	if !search(fn.Body, false) {
+		return true // not found: assume the worst
+	}
+	return after
+}
+
+// kprofParts splits statement x into what runs in the basic block that
+// reaches x (head), its nested statement lists, and whether the statement
+// after x continues that block.
+func kprofParts(x ir.Node) (head []ir.Node, bodies [][]ir.Node, block bool) {
+	head = append(head, x.Init()...)
+	switch x := x.(type) {
+	case *ir.IfStmt:
+		return append(head, x.Cond), [][]ir.Node{x.Body, x.Else}, false
+	case *ir.ForStmt:
+		// The condition and the post statement run in blocks of their
+		// own: any call there counts.
+		return append(head, x.Cond, x.Post), [][]ir.Node{x.Body}, false
+	case *ir.RangeStmt:
+		return append(head, x.X), [][]ir.Node{x.Body}, false
+	case *ir.SwitchStmt:
+		head = append(head, x.Tag)
+		for _, c := range x.Cases {
+			head = append(head, c.List...)
+			bodies = append(bodies, c.Body)
+		}
+		return head, bodies, false
+	case *ir.SelectStmt:
+		for _, c := range x.Cases {
+			head = append(head, c.Comm)
+			bodies = append(bodies, c.Body)
+		}
+		return head, bodies, false
+	case *ir.BlockStmt:
+		return head, nil, true
+	}
+	switch x.Op() {
+	case ir.OLABEL, ir.OGOTO, ir.OBREAK, ir.OCONTINUE, ir.OFALL, ir.ORETURN, ir.OTAILCALL:
+		return head, nil, false
+	case ir.OPANIC:
+		return append(head, x), nil, false
+	}
+	return append(head, x), nil, true
+}
+
+// kprofCalls reports whether the nodes of xs, skip's subtree apart, call
+// a function other than package counter's, or panic.
+func kprofCalls(xs []ir.Node, skip ir.Node) bool {
+	found := false
+	var visit func(y ir.Node) bool
+	visit = func(y ir.Node) bool {
+		if y == nil || y == skip {
+			return false
+		}
+		switch y.Op() {
+		case ir.OCALLFUNC, ir.OCALLMETH, ir.OCALLINTER:
+			if _, ok := kprofCallee(y); !ok && !kprofRuntimeState(y) && !(y.Op() == ir.OCALLFUNC && ir.IsIntrinsicCall(y.(*ir.CallExpr))) {
+				found = true
+				return true
+			}
+		case ir.OPANIC:
+			found = true
+			return true
+		}
+		return ir.DoChildren(y, visit)
+	}
+	for _, x := range xs {
+		if visit(x) {
+			break
+		}
+	}
+	return found
+}
+
+// kprofRuntimeState reports whether x calls runtime.KprofState (inlined
+// package counter code reaches the goroutine's state through it).
+func kprofRuntimeState(x ir.Node) bool {
+	call, ok := x.(*ir.CallExpr)
+	if !ok || call.Op() != ir.OCALLFUNC {
+		return false
+	}
+	f, ok := call.Fun.(*ir.Name)
+	return ok && f.Class == ir.PFUNC && f.Sym().Pkg.Path == "runtime" && f.Sym().Name == "KprofState"
+}
+
+// kprofFlushes reports whether statement x flushes the accumulator into
+// the count: counter.C(_kp), or a check that charges it (if
+// counter.D(_kp + n) {…}).
+func kprofFlushes(x ir.Node) bool {
+	if x.Op() == ir.OIF {
+		x = x.(*ir.IfStmt).Cond
+	}
+	if r, ok := x.(*ir.InlinedCallExpr); ok {
+		return kprofFlushed[r]
+	}
+	name, ok := kprofCallee(x)
+	if !ok || name != "C" && name != "D" {
+		return false
+	}
+	return ir.Any(x.(*ir.CallExpr).Args[0], kprofLocal)
 }
 
 // kprofInserted reports whether n is code kprof inserted, and returns the
@@ -311,9 +524,23 @@ type compilerPatch struct {
 	code  string // appended
 }
 
+// interleavedPatches run kprof's late fold (KprofFoldLate) when the
+// inliner is done with a package or a function.
+var interleavedPatches = []struct{ old, new string }{
+	{
+		old: "\tfor _, fn := range typecheck.Target.Funcs {\n\t\tinlState[fn].unparenthesize()\n\t}\n",
+		new: "\tfor _, fn := range typecheck.Target.Funcs {\n\t\tinlState[fn].unparenthesize()\n\t}\n\tinline.KprofFoldLate()\n",
+	},
+	{
+		old: "\t\ts.fixpoint()\n\t\ts.unparenthesize()\n",
+		new: "\t\ts.fixpoint()\n\t\ts.unparenthesize()\n\t\tinline.KprofFoldLate()\n",
+	},
+}
+
 var compilerPatches = []compilerPatch{
 	{"inline/inl.go", inlinerPatches, inlinerCode},
 	{"ssagen/ssa.go", ssagenPatches, ssagenCode},
+	{"inline/interleaved/interleaved.go", interleavedPatches, ""},
 }
 
 // PatchedCompiler returns the path of kprof's compiler for the toolchain

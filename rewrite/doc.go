@@ -62,11 +62,15 @@
 //   - When kprof's compiler inlines a small leaf (one with no check, see
 //     below) into such a function's own code (not into a body inlined
 //     there), the leaf's charges go to the caller's
-//     variable instead of the count (kprofFold in compiler.go): the
-//     caller's next check or flush takes them, as it would have taken them
-//     from the count, so attribution is unchanged. A call evaluated after
-//     the caller's last flush (in a return statement's results or a panic's
-//     argument) keeps the leaf's charges in the count.
+//     variable instead of the count (kprofFold and KprofFoldLate in
+//     compiler.go): the caller's next check or flush takes them, as it
+//     would have taken them from the count, so attribution is unchanged.
+//     A call evaluated after the caller's last flush (in a return
+//     statement's results or a panic's argument) keeps the leaf's charges
+//     in the count, and so does one that a call (but an intrinsic) or a
+//     panic may follow before that flush (decided when the inliner is done
+//     with the package, when what follows is known): a panic unwinding
+//     the caller, runtime.Goexit or os.Exit would lose them.
 //
 // All three are exact for every run in which no runtime error (a nil
 // dereference, an index out of range) unwinds a frame: such an error

@@ -81,6 +81,35 @@ func guarded(xs []int) (s int) {
 	return sumChecked(xs)
 }
 
+// twice is not a leaf: it calls check, which panics past 190.
+//
+//go:noinline
+func twice(x int) int { return 2 * check(x) }
+
+// leafThenCall calls a small leaf and then, in the same block, a function
+// that may panic: folded into leafThenCall's accumulator, the leaf's
+// charges would be lost when the panic unwinds it (guardedCalls
+// recovers), so they stay in the count.
+//
+//go:noinline
+func leafThenCall(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		y := sq(x)
+		s += twice(y)
+	}
+	return s
+}
+
+func guardedCalls(xs []int) (s int) {
+	defer func() {
+		if e := recover(); e != nil {
+			s = -e.(int)
+		}
+	}()
+	return leafThenCall(xs)
+}
+
 // boom panics with a leaf's result.
 func boom(x int) (r int) {
 	defer func() {
@@ -109,6 +138,6 @@ func main() {
 	for i := range ys {
 		ys[i] = i
 	}
-	total += guarded(xs) + guarded(ys)
+	total += guarded(xs) + guarded(ys) + guardedCalls(xs[:10]) + guardedCalls(ys)
 	println(total)
 }
