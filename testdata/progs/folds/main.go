@@ -72,13 +72,14 @@ func sumChecked(xs []int) int {
 	return s
 }
 
-func guarded(xs []int) (s int) {
+// guarded returns f(xs), or minus what it panicked with.
+func guarded(f func([]int) int, xs []int) (s int) {
 	defer func() {
 		if e := recover(); e != nil {
 			s = -e.(int)
 		}
 	}()
-	return sumChecked(xs)
+	return f(xs)
 }
 
 // twice is not a leaf: it calls check, which panics past 190.
@@ -88,7 +89,7 @@ func twice(x int) int { return 2 * check(x) }
 
 // leafThenCall calls a small leaf and then, in the same block, a function
 // that may panic: folded into leafThenCall's accumulator, the leaf's
-// charges would be lost when the panic unwinds it (guardedCalls
+// charges would be lost when the panic unwinds it (guarded
 // recovers), so they stay in the count.
 //
 //go:noinline
@@ -99,15 +100,6 @@ func leafThenCall(xs []int) int {
 		s += twice(y)
 	}
 	return s
-}
-
-func guardedCalls(xs []int) (s int) {
-	defer func() {
-		if e := recover(); e != nil {
-			s = -e.(int)
-		}
-	}()
-	return leafThenCall(xs)
 }
 
 // boom panics with a leaf's result.
@@ -138,6 +130,6 @@ func main() {
 	for i := range ys {
 		ys[i] = i
 	}
-	total += guarded(xs) + guarded(ys) + guardedCalls(xs[:10]) + guardedCalls(ys)
+	total += guarded(sumChecked, xs) + guarded(sumChecked, ys) + guarded(leafThenCall, xs[:10]) + guarded(leafThenCall, ys)
 	println(total)
 }
