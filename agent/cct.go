@@ -146,6 +146,12 @@ const maxPath = 1024
 // callers were all uninstrumented and that did not push itself).
 var noStack = Func{Name: "(no stack)"}
 
+// unsampled holds the instructions of goroutines that ended before their
+// first sample (fewer instructions than the granularity): no context of
+// theirs is known, and without it the contexts would not account for every
+// instruction.
+var unsampled = Func{Name: "(unsampled goroutines)"}
+
 // CCT is the calling-context-tree agent behind both the sampling agent (SA)
 // and the exact agent (JP): the exact agent is SA at granularity 0, so that
 // every check attributes the instructions since the previous one and every
@@ -403,6 +409,9 @@ func (a *CCT) exit(claim func() int64, n int64) {
 	}
 	if *p == nil {
 		a.total += n
+		if n > 0 {
+			a.done.childOf(&unsampled, &a.nodes).instr += n
+		}
 		return
 	}
 	// Others read g holding a.mu, as this does.
@@ -420,6 +429,12 @@ func (a *CCT) exit(claim func() int64, n int64) {
 		g.last.instr += n
 		if rec {
 			g.last.rinstr += n
+		}
+	} else if n > 0 {
+		u := g.child(&g.root, &unsampled)
+		u.instr += n
+		if rec {
+			u.rinstr += n
 		}
 	}
 	if g.prev != nil {
