@@ -204,10 +204,19 @@ func TestExactAgainstOracle(t *testing.T) {
 			prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
 				gotCalls[stack[len(stack)-1].Name] += n.Calls
 			})
+			var allCalls int64
 			for name, n := range calls {
 				if !strings.Contains(name, "-range") && gotCalls[name] != n {
 					t.Errorf("%s: %d calls, oracle %d", name, gotCalls[name], n)
 				}
+				allCalls += n
+			}
+			// Exact mode samples where the calling context changes: at
+			// each entry and at each return or panic, not at loop headers
+			// or MaxPath checks (counter.SL), which would take one per
+			// iteration.
+			if max := 2*allCalls + 1; prof.TotalSamples > max {
+				t.Errorf("exact mode took %d samples for %d calls: more than %d", prof.TotalSamples, allCalls, max)
 			}
 			// With the default options small leaves get no check, their
 			// instructions go to their callers, and the compiler folds
