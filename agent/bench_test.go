@@ -26,7 +26,7 @@ func BenchmarkSample(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 10000})
 				a.Register()
-				g := a.newState()
+				g := a.local()
 				a.Sample(stackA, 0, 1)
 				a.Sample(stackB, 0, 1)
 				b.ResetTimer()

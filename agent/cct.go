@@ -179,12 +179,11 @@ func NewCCT(set Settings) *CCT {
 	return &CCT{set: set, exact: set.Mode == overlap.ModeExact}
 }
 
-// local returns the calling goroutine's state, made the first time.
-// newState returns the calling goroutine's state, making it the first
+// local returns the calling goroutine's state, making it the first
 // time. (Sample and SampleCall test the slot themselves first: local does
 // not inline, and a call per sample costs a tenth of exact mode's agent
 // time, BenchmarkExactCall.)
-func (a *CCT) newState() *gstate {
+func (a *CCT) local() *gstate {
 	if p := counter.Local(); *p == nil {
 		g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
 		g.rng = a.set.Seed | 1
@@ -221,14 +220,14 @@ func (a *CCT) next(g *gstate) int64 {
 }
 
 // Register implements Profiler.
-func (a *CCT) Register() int64 { return a.next(a.newState()) }
+func (a *CCT) Register() int64 { return a.next(a.local()) }
 
 // Sample implements Profiler. Its cost is proportional to the part of the
 // stack that changed since the goroutine's previous sample.
 func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 	g := (*gstate)(*counter.Local())
 	if g == nil {
-		g = a.newState()
+		g = a.local()
 	}
 	g.busy = true
 	cur := g.cached(stack, from)
@@ -262,7 +261,7 @@ func (g *gstate) add(cur *node, n int64, rec bool) {
 func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	g := (*gstate)(*counter.Local())
 	if g == nil {
-		g = a.newState()
+		g = a.local()
 	}
 	rec := a.recording.Load()
 	g.busy = true
