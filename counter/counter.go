@@ -3,7 +3,7 @@
 // runtime patch appends to runtime.g), and the sampling slow path that hands
 // the stack to the agent (paper §3–4).
 //
-// The fast paths (C, D, DueK, T, TC, P, R and the Ret helpers) are small
+// The fast paths (C, D, DueK, T, TC, P, PushAt, R and the Ret helpers) are small
 // enough for the compiler to inline: a charge is one subtraction from a
 // field of the current g, a check one comparison and a branch to the
 // out-of-line slow path S. A function that accumulates its charges in a
@@ -162,6 +162,34 @@ func VC[X any](n int64, self *Func, v X) X {
 	return v
 }
 
+// TCW is TC in a function that pushes itself lazily (Depth, PushAt): d is
+// the depth at its entry.
+func TCW(n int64, self *Func, d int) bool {
+	if st().Count <= 0 {
+		S(W(self, d))
+	}
+	st().Count -= n
+	return true
+}
+
+// TCLW is TCL in a function that pushes itself lazily.
+func TCLW(n int64, self *Func, d int) bool {
+	if st().Count <= 0 {
+		SL(W(self, d))
+	}
+	st().Count -= n
+	return true
+}
+
+// VCW is VC in a function that pushes itself lazily.
+func VCW[X any](n int64, self *Func, d int, v X) X {
+	if st().Count <= 0 {
+		S(W(self, d))
+	}
+	st().Count -= n
+	return v
+}
+
 // P pushes f on the reified stack and returns the depth to restore when
 // the function returns.
 func P(f *Func) int {
@@ -173,6 +201,32 @@ func P(f *Func) int {
 	}
 	st().Depth = d + 1
 	return d
+}
+
+// Depth returns the depth of the reified stack: a function that pushes
+// itself lazily reads it at entry, and pushes with PushAt before its first
+// call.
+func Depth() int {
+	return st().Depth
+}
+
+// PushAt pushes f at depth d, the depth at its function's entry: it may
+// run more than once, and the stack is then the same.
+func PushAt(d int, f *Func) {
+	if uint(d) < uint(len(st().Stack)) {
+		st().Stack[d] = uintptr(unsafe.Pointer(f))
+	}
+	st().Depth = d + 1
+}
+
+// W names the running function in a sample of a function that pushes
+// itself lazily, d being the depth at its entry: nil if it has pushed
+// itself (the stack is deeper than d), self if not.
+func W(self *Func, d int) *Func {
+	if st().Depth > d {
+		return nil
+	}
+	return self
 }
 
 // R restores the stack depth d on the way out of a function.

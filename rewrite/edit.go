@@ -18,6 +18,7 @@ const (
 	counterAlias = "_kprof"
 	depthVar     = "_kd"
 	localVar     = "_kp" // charges accumulated locally (FuncPlan.Local)
+	tagVar       = "_kt" // an expression switch's tag, for its dispatch (valueDispatch)
 )
 
 // An insertion is text placed at a byte offset of the original file.
@@ -57,7 +58,9 @@ const (
 	rankDecl  = 50
 	rankStmt  = 100
 	rankExit  = 150 // after a spot's charges, before a pop
+	rankPush  = 175 // a lazy push (FuncPlan.Lazy), after the spot's charges
 	rankPop   = 200
+	rankBind  = 250 // a switch tag's binding, around the tag's own wraps (valueDispatch)
 	rankOpen  = 300
 )
 
@@ -116,6 +119,7 @@ type fileEmitter struct {
 	pending      map[token.Pos]*pendingStmt
 	pendingOrder []token.Pos
 	valueCases   map[*ast.CaseClause]*valueDispatch
+	bound        map[*ast.SwitchStmt]bool // switches whose tag is bound to tagVar
 	valueOrder   []*ast.CaseClause
 	*editor
 	file    *ast.File
@@ -139,9 +143,10 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	// range-over-func body names itself. At entry the pending instructions
 	// are the caller's, so the check before the entry charge passes nil;
 	// a check after it (the entry block returns) names the function, which
-	// has not pushed itself yet.
+	// has not pushed itself yet. A function that pushes itself lazily
+	// names itself, through counter.W (check.name).
 	who := func(at Point) (pre, post string) {
-		if p.Leaf || yield || at.Kind == atFuncEntry {
+		if p.Leaf || yield || p.Lazy || at.Kind == atFuncEntry {
 			post = self
 		} else {
 			post = "nil"
@@ -157,10 +162,15 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	f.pending = map[token.Pos]*pendingStmt{}
 	f.pendingOrder = nil
 	f.valueCases = map[*ast.CaseClause]*valueDispatch{}
+	f.bound = map[*ast.SwitchStmt]bool{}
 	f.valueOrder = nil
 	entryChecked := false
 	for _, at := range p.order {
 		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
+		if p.Lazy && at.Kind != atFuncEntry {
+			// (At entry it has not pushed itself.)
+			c.depth = depthVar
+		}
 		if c.n == 0 && !c.pre && !c.post && !(c.local && c.flush) {
 			continue
 		}
@@ -196,7 +206,14 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	if p.Local {
 		f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("var %s int64; _ = %s; ", localVar, localVar))
 	}
-	if push {
+	if p.Lazy {
+		// The depth at entry, restored on the way out; the push comes
+		// before the first call.
+		f.insert(p.Body.Lbrace+1, rankPop, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", depthVar, counterAlias, depthVar))
+		pos, prefix := stmtSpot(p.PushAt)
+		f.insert(pos, rankPush, fmt.Sprintf("%s%s.PushAt(%s, %s); ", prefix, counterAlias, depthVar, self))
+		f.emitPops(p)
+	} else if push {
 		// After the entry charge and check: push, and keep the depth to
 		// restore on the way out.
 		text := fmt.Sprintf("%s := %s.P(%s); _ = %s; ", depthVar, counterAlias, self, depthVar)
@@ -239,6 +256,10 @@ type check struct {
 	preWho, postWho string
 	entry           string
 	local           bool // the function accumulates charges in localVar (FuncPlan.Local)
+	// depth: the function pushes itself lazily (FuncPlan.Lazy); depth names
+	// the variable holding the depth at its entry, and a check's sample
+	// names the function through counter.W.
+	depth string
 	flush           bool // local: a call or a wait follows; flush localVar into the count
 }
 
@@ -252,17 +273,27 @@ func (c check) stmt() string {
 	case c.pre && c.entry != "":
 		fmt.Fprintf(&b, "if %s.Due() { %s.SE(%s) }; ", counterAlias, counterAlias, c.entry)
 	case c.pre && c.loose:
-		fmt.Fprintf(&b, "if %s.Due() { %s.SL(%s) }; ", counterAlias, counterAlias, c.preWho)
+		fmt.Fprintf(&b, "if %s.Due() { %s.SL(%s) }; ", counterAlias, counterAlias, c.name(c.preWho))
 	case c.pre:
-		fmt.Fprintf(&b, "if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, c.preWho)
+		fmt.Fprintf(&b, "if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, c.name(c.preWho))
 	}
 	switch {
 	case c.post:
-		fmt.Fprintf(&b, "if %s.D(%d) { %s.S(%s) }; ", counterAlias, c.n, counterAlias, c.postWho)
+		fmt.Fprintf(&b, "if %s.D(%d) { %s.S(%s) }; ", counterAlias, c.n, counterAlias, c.name(c.postWho))
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
 	}
 	return b.String()
+}
+
+// name returns the expression with which a check's sample names the
+// running function, who (see emitFunc's who): in a function that pushes
+// itself lazily, whether it has pushed itself is known when it samples.
+func (c check) name(who string) string {
+	if c.depth == "" || who == "nil" {
+		return who
+	}
+	return fmt.Sprintf("%s.W(%s, %s)", counterAlias, who, c.depth)
 }
 
 // chargeStmt returns the statement that charges n instructions in p's
@@ -291,13 +322,13 @@ func (c check) localStmt() string {
 	var b strings.Builder
 	switch {
 	case c.pre && c.loose:
-		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SLK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.preWho, localVar)
+		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SLK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.name(c.preWho), localVar)
 	case c.pre:
-		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.preWho, localVar)
+		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.name(c.preWho), localVar)
 	}
 	switch {
 	case c.post:
-		fmt.Fprintf(&b, "if %s.D(%s + %d) { %s.S(%s) }; ", counterAlias, localVar, c.n, counterAlias, c.postWho)
+		fmt.Fprintf(&b, "if %s.D(%s + %d) { %s.S(%s) }; ", counterAlias, localVar, c.n, counterAlias, c.name(c.postWho))
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s += %d; ", localVar, c.n)
 	}
@@ -307,6 +338,12 @@ func (c check) localStmt() string {
 // tick returns a boolean expression that checks (if c.pre), charges and
 // is true.
 func (c check) tick() string {
+	if c.pre && c.depth != "" && c.preWho != "nil" {
+		if c.loose {
+			return fmt.Sprintf("%s.TCLW(%d, %s, %s)", counterAlias, c.n, c.preWho, c.depth)
+		}
+		return fmt.Sprintf("%s.TCW(%d, %s, %s)", counterAlias, c.n, c.preWho, c.depth)
+	}
 	if c.pre && c.loose {
 		return fmt.Sprintf("%s.TCL(%d, %s)", counterAlias, c.n, c.preWho)
 	}
@@ -321,7 +358,7 @@ func (c check) tick() string {
 func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	ps, ok := f.pending[pos]
 	if !ok {
-		ps = &pendingStmt{check: check{preWho: c.preWho, postWho: c.postWho, local: c.local}, prefix: prefix}
+		ps = &pendingStmt{check: check{preWho: c.preWho, postWho: c.postWho, local: c.local, depth: c.depth}, prefix: prefix}
 		f.pending[pos] = ps
 		f.pendingOrder = append(f.pendingOrder, pos)
 	}
@@ -340,45 +377,54 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	}
 }
 
-func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
-	n, chk := c.n, c.pre
+// stmtSpot returns where statements go at a point of a statement kind
+// (atFuncEntry, atBodyStart, beforeStmt, afterStmt, atFuncEnd, atBodyEnd),
+// and what separates them from a statement before them.
+func stmtSpot(at Point) (token.Pos, string) {
 	switch at.Kind {
 	case atFuncEntry, atBodyStart:
-		var pos token.Pos
 		switch b := at.Node.(type) {
 		case *ast.BlockStmt:
-			pos = b.Lbrace + 1
+			return b.Lbrace + 1, ""
 		case *ast.CaseClause:
-			pos = b.Colon + 1
+			return b.Colon + 1, ""
 		case *ast.CommClause:
-			pos = b.Colon + 1
+			return b.Colon + 1, ""
 		}
-		f.stmtAt(pos, "", c)
 	case beforeStmt:
-		s := at.Node.(ast.Stmt)
-		pos := s.Pos()
-		if r, ok := s.(*ast.ReturnStmt); ok && c.post && f.lateFinalOK(p, r) {
-			// Charge here, check after the results.
-			f.lateFinal[r] = c.postWho
-			c.post = false
-		}
-		if l, ok := s.(*ast.LabeledStmt); ok {
+		if l, ok := at.Node.(*ast.LabeledStmt); ok {
 			switch l.Stmt.(type) {
 			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
 			default:
-				pos = l.Stmt.Pos()
+				return l.Stmt.Pos(), ""
 			}
 		}
-		f.stmtAt(pos, "", c)
+		return at.Node.Pos(), ""
 	case afterStmt:
-		s := at.Node.(ast.Stmt)
-		if isTerminating(s) {
+		return at.Node.End(), "; "
+	case atFuncEnd, atBodyEnd:
+		return at.Node.(*ast.BlockStmt).Rbrace, "; "
+	}
+	panic(fmt.Sprintf("rewrite: point kind %d is not a statement spot", at.Kind))
+}
+
+func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
+	n, chk := c.n, c.pre
+	switch at.Kind {
+	case atFuncEntry, atBodyStart, beforeStmt, atFuncEnd, atBodyEnd:
+		if r, ok := at.Node.(*ast.ReturnStmt); ok && at.Kind == beforeStmt && c.post && f.lateFinalOK(p, r) {
+			// Charge here, check after the results.
+			f.lateFinal[r] = c.name(c.postWho)
+			c.post = false
+		}
+		pos, prefix := stmtSpot(at)
+		f.stmtAt(pos, prefix, c)
+	case afterStmt:
+		if isTerminating(at.Node.(ast.Stmt)) {
 			return // nothing runs after it (and code there could break "missing return")
 		}
-		f.stmtAt(s.End(), "; ", c)
-	case atFuncEnd, atBodyEnd:
-		b := at.Node.(*ast.BlockStmt)
-		f.stmtAt(b.Rbrace, "; ", c)
+		pos, prefix := stmtSpot(at)
+		f.stmtAt(pos, prefix, c)
 	case tickExpr:
 		e := at.Node.(ast.Expr)
 		t := c.tick()
@@ -396,7 +442,9 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 			f.approx = append(f.approx, fmt.Sprintf("%s: case value at %s: tag type %s cannot be named here; %d instructions not counted", p.Fn, f.fset.Position(e.Pos()), tagType, n))
 			return
 		}
-		if chk {
+		if chk && c.depth != "" && c.preWho != "nil" {
+			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VCW[%s](%d, %s, %s, ", counterAlias, ts, n, c.preWho, c.depth))
+		} else if chk {
 			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VC[%s](%d, %s, ", counterAlias, ts, n, c.preWho))
 		} else {
 			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](%d, ", counterAlias, ts, n))
@@ -435,7 +483,19 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		vt := at.Node.(*valueTest)
 		key := vt.Clause
 		if f.valueCases[key] == nil {
-			f.valueCases[key] = &valueDispatch{tag: f.text(vt.Switch.Tag)}
+			tag := f.text(vt.Switch.Tag)
+			if !pureOperand(vt.Switch.Tag) {
+				// The tag is evaluated once, as before, into a variable
+				// that the dispatch reads again (the switch has no init
+				// statement, see constantSwitch).
+				tag = tagVar
+				if !f.bound[vt.Switch] {
+					f.bound[vt.Switch] = true
+					f.insert(vt.Switch.Tag.Pos(), rankBind, tagVar+" := ")
+					f.insert(vt.Switch.Tag.End(), rankBind, "; "+tagVar)
+				}
+			}
+			f.valueCases[key] = &valueDispatch{tag: tag}
 			f.valueOrder = append(f.valueOrder, key)
 		}
 		d := f.valueCases[key]
@@ -444,13 +504,20 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 }
 
 // emitPops restores the stack depth before every return of p's function
-// (results that call functions are evaluated first) and at its end.
+// (results that call functions are evaluated first) and at its end, but
+// where a function that pushes itself lazily has not pushed (FuncPlan.NoPop).
 func (f *fileEmitter) emitPops(p *FuncPlan) {
 	ast.Inspect(p.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
+			if p.NoPop[n.Return] {
+				if _, late := f.lateFinal[n]; late {
+					f.emitLateFinal(p, n, "")
+				}
+				return true
+			}
 			if _, late := f.lateFinal[n]; late {
 				f.emitLateFinal(p, n, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
 				return true
@@ -488,7 +555,7 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 		}
 		return true
 	})
-	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) {
+	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) && !p.NoEndPop {
 		f.insert(p.Body.Rbrace, rankPop, fmt.Sprintf("; %s.R(%s)", counterAlias, depthVar))
 	}
 }

@@ -208,12 +208,14 @@ func (c *funcCtx) caseValuePoint(path []ast.Node, cc *ast.CaseClause, v ast.Expr
 	return Point{atBodyStart, cc}
 }
 
-// constantSwitch reports whether an expression switch compares a tag that
-// can be evaluated again without effect (a variable or field) with
-// constants only: its comparisons are then charged in the clauses (see
-// placeSwitches), and the compiler keeps its jump tables.
+// constantSwitch reports whether an expression switch compares its tag
+// with constants only, and the tag can be read again in a clause: it is a
+// variable or a field, or the switch has no init statement, so that the
+// rewritten switch can bind the tag to a variable first (tagVar). Its
+// comparisons are then charged in the clauses (see placeSwitches), and the
+// compiler keeps its jump tables and binary searches.
 func (c *funcCtx) constantSwitch(sw *ast.SwitchStmt) bool {
-	if sw.Tag == nil || !pureOperand(sw.Tag) {
+	if sw.Tag == nil || sw.Init != nil && !pureOperand(sw.Tag) {
 		return false
 	}
 	for _, s := range sw.Body.List {

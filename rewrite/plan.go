@@ -19,6 +19,13 @@ type FuncPlan struct {
 	Body    *ast.BlockStmt
 	Leaf    bool    // calls no function: pushes its identifier only when it samples
 	Defers  bool    // has defer statements: restores the stack depth in a deferred call
+	// Lazy: the function pushes itself at PushAt, not at entry (see
+	// lazyPush); the return statements at the positions in NoPop, and its
+	// implicit return if NoEndPop, follow no push and restore nothing.
+	Lazy     bool
+	PushAt   Point
+	NoPop    map[token.Pos]bool
+	NoEndPop bool
 	Weights []int64 // each block's weight (Weight)
 	Charged []int64 // what is charged for each block (hoistWeights)
 	Total   int64   // sum of block weights
@@ -133,6 +140,13 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		pending = rest
 	}
 	pending = c.matchOperands(p, pending, landed)
+	if !p.Leaf && !yield && !p.Defers {
+		out := func(b *ssa.BasicBlock) bool { return callsOut(b, opts.Inert, quiet) }
+		if at, after, ok := lazyPush(fn, landed, out); ok {
+			p.Lazy, p.PushAt = true, at
+			p.NoPop, p.NoEndPop = noPops(fn, after)
+		}
+	}
 	for _, b := range pending {
 		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Charged[b.Index]))
 	}

@@ -120,6 +120,13 @@ func mayCallBack(t types.Type, seen map[types.Type]bool) bool {
 		return false
 	}
 	seen[t] = true
+	if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "internal/abi" {
+		// The type descriptors and their parts: their function fields
+		// (Type.Equal, a map type's Hasher) hold functions the compiler
+		// generates, never instrumented code. reflect passes them to
+		// internal/abi's accessors (t.t.Kind()) on every call.
+		return false
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Signature, *types.Interface, *types.TypeParam:
 		return true
