@@ -260,7 +260,7 @@ type check struct {
 	// the variable holding the depth at its entry, and a check's sample
 	// names the function through counter.W.
 	depth string
-	flush           bool // local: a call or a wait follows; flush localVar into the count
+	flush bool // local: a call or a wait follows; flush localVar into the count
 }
 
 // stmt returns the statements for c.
