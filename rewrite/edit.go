@@ -256,11 +256,11 @@ type check struct {
 	preWho, postWho string
 	entry           string
 	local           bool // the function accumulates charges in localVar (FuncPlan.Local)
+	flush           bool // local: a call or a wait follows; flush localVar into the count
 	// depth: the function pushes itself lazily (FuncPlan.Lazy); depth names
 	// the variable holding the depth at its entry, and a check's sample
 	// names the function through counter.W.
 	depth string
-	flush bool // local: a call or a wait follows; flush localVar into the count
 }
 
 // stmt returns the statements for c.

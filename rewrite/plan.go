@@ -13,22 +13,15 @@ import (
 // A FuncPlan is the instrumentation of one function: where its blocks'
 // weights are charged, where checks go, and how its stack entry is kept.
 type FuncPlan struct {
-	Fn     *ssa.Function
-	Name   string // pprof-style name, e.g. "pkg.(*T).M.func1"
-	Line   int    // declaration line
-	Body   *ast.BlockStmt
-	Leaf   bool // calls no function: pushes its identifier only when it samples
-	Defers bool // has defer statements: restores the stack depth in a deferred call
-	// Lazy: the function pushes itself at PushAt, not at entry (see
-	// lazyPush); the return statements at the positions in NoPop, and its
-	// implicit return if NoEndPop, follow no push and restore nothing.
-	Lazy     bool
-	PushAt   Point
-	NoPop    map[token.Pos]bool
-	NoEndPop bool
-	Weights  []int64 // each block's weight (Weight)
-	Charged  []int64 // what is charged for each block (hoistWeights)
-	Total    int64   // sum of block weights
+	Fn      *ssa.Function
+	Name    string // pprof-style name, e.g. "pkg.(*T).M.func1"
+	Line    int    // declaration line
+	Body    *ast.BlockStmt
+	Leaf    bool    // calls no function: pushes its identifier only when it samples
+	Defers  bool    // has defer statements: restores the stack depth in a deferred call
+	Weights []int64 // each block's weight (Weight)
+	Charged []int64 // what is charged for each block (hoistWeights)
+	Total   int64   // sum of block weights
 
 	Charges map[Point]int64 // net amount charged at each point
 	Checks  map[Point]bool  // points with a granularity check before their charge
@@ -44,6 +37,13 @@ type FuncPlan struct {
 	Flush  map[Point]bool // points of blocks that call or may block: a local function flushes there
 	Approx []string       // blocks whose weight is placed approximately
 	order  []Point        // points in first-use order, for deterministic output
+	// Lazy: the function pushes itself at PushAt, not at entry (see
+	// lazyPush); the return statements at the positions in NoPop, and its
+	// implicit return if NoEndPop, follow no push and restore nothing.
+	Lazy     bool
+	PushAt   Point
+	NoPop    map[token.Pos]bool
+	NoEndPop bool
 }
 
 func (p *FuncPlan) add(at Point, n int64) {
