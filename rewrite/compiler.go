@@ -72,10 +72,11 @@ func kprofCallee(x ir.Node) (string, bool) {
 	return "", false
 }
 
-// kprofTick reports whether x is a tick: a call of counter.T, TC or TCL.
+// kprofTick reports whether x is a tick: a call of counter.T, TC, TCL,
+// TCW or TCLW.
 func kprofTick(x ir.Node) bool {
 	name, ok := kprofCallee(x)
-	return ok && (name == "T" || name == "TC" || name == "TCL")
+	return ok && (name == "T" || name == "TC" || name == "TCL" || name == "TCW" || name == "TCLW")
 }
 
 // kprofLate holds the calls evaluated after their function's last flush of

@@ -307,24 +307,32 @@ func (p *FuncPlan) chargeStmt(n int64) string { return check{n: n, local: p.Loca
 func (c check) localStmt() string {
 	plain := c
 	plain.local = false
-	switch {
-	case c.entry != "":
-		// Nothing is accumulated yet.
-		return plain.stmt()
-	case c.flush && (c.pre || !c.post):
-		// Before a call or a wait: flush, then check (unless the
-		// callee checks on entry) and charge as a function that does
-		// not accumulate. (One charge of the sum, C(localVar + n),
-		// compiles to a load, a subtraction, an addition and a store:
-		// the compiler reassociates it.)
-		return fmt.Sprintf("%s.C(%s); %s = 0; ", counterAlias, localVar, localVar) + plain.stmt()
-	}
 	var b strings.Builder
 	switch {
-	case c.pre && c.loose:
-		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SLK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.name(c.preWho), localVar)
-	case c.pre:
-		fmt.Fprintf(&b, "if %s.DueK(%s) { %s.SK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.name(c.preWho), localVar)
+	case c.entry != "" && (c.flush || c.post):
+		// Nothing is accumulated yet, and a call, a wait or the return
+		// follows: charge the count.
+		return plain.stmt()
+	case c.entry != "":
+		// The entry check, then accumulate: the function's next flush
+		// charges the entry block too.
+		plain.n, plain.post = 0, false
+		b.WriteString(plain.stmt())
+	case c.flush && (c.pre || !c.post):
+		// Before a call or a wait: check (unless the callee checks on
+		// entry), then charge what is accumulated and the block in one
+		// subtraction from the count: one read and one write of it
+		// where two charges took two of each, each waiting on the
+		// other.
+		b.WriteString(c.localCheck())
+		if c.post {
+			fmt.Fprintf(&b, "if %s.D(%s + %d) { %s.S(%s) }; %s = 0; ", counterAlias, localVar, c.n, counterAlias, c.name(c.postWho), localVar)
+		} else {
+			fmt.Fprintf(&b, "%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
+		}
+		return b.String()
+	default:
+		b.WriteString(c.localCheck())
 	}
 	switch {
 	case c.post:
@@ -335,8 +343,24 @@ func (c check) localStmt() string {
 	return b.String()
 }
 
+// localCheck returns c's check before its charge (if c.pre) in a function
+// that accumulates its charges locally.
+func (c check) localCheck() string {
+	switch {
+	case c.pre && c.loose:
+		return fmt.Sprintf("if %s.DueK(%s) { %s.SLK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.name(c.preWho), localVar)
+	case c.pre:
+		return fmt.Sprintf("if %s.DueK(%s) { %s.SK(%s, %s); %s = 0 }; ", counterAlias, localVar, counterAlias, localVar, c.name(c.preWho), localVar)
+	}
+	return ""
+}
+
 // tick returns a boolean expression that checks (if c.pre), charges and
-// is true.
+// is true. (It charges the count even in a function that accumulates its
+// charges locally: Go 1.26's compiler can run the side effect of a
+// function literal called in an || operand, once inlined, whether or not
+// the operand is evaluated, so the accumulator is not reached from an
+// expression.)
 func (c check) tick() string {
 	if c.pre && c.depth != "" && c.preWho != "nil" {
 		if c.loose {
