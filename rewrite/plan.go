@@ -77,12 +77,16 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		Leaf:    isLeaf(fn, opts.Inert, quiet),
 	}
 	yield := fn.Synthetic == "range-over-func yield"
-	// calls reports whether b calls a function that is not quiet: a
-	// block whose only calls go to quiet functions needs no check or
-	// flush for them (they cannot sample, and leave their charges in the
-	// count).
+	// calls reports whether b calls a function that is neither quiet
+	// nor an inert package's that returns promptly (inertCall, but
+	// runtime.Goexit, a lock's wait…: mayStop): a block whose only calls
+	// go to such functions needs no check or flush for them (they cannot
+	// sample; quiet ones leave their charges in the count, inert ones
+	// count nothing).
 	calls := func(b *ssa.BasicBlock) bool {
-		return callsBut(b, func(c *ssa.CallCommon) bool { return quietCall(c, quiet) >= 0 })
+		return callsBut(b, func(c *ssa.CallCommon) bool {
+			return quietCall(c, quiet) >= 0 || inertCall(c, opts.Inert) && !mayStop(c)
+		})
 	}
 	// Paper §5.2 checks before calls, so that the caller's instructions
 	// are not sampled in a callee. Here a callee that pushes itself

@@ -113,6 +113,23 @@ func inertCall(c *ssa.CallCommon, inert func(string) bool) bool {
 	return true
 }
 
+// mayStop reports whether c may call a function of package runtime or of
+// the sync packages: one that ends the goroutine (runtime.Goexit) or waits
+// for others (a lock, a WaitGroup), where a goroutine may stay until the
+// program exits. A function that accumulates its charges flushes them
+// before such a call, so that the exit's profile has them.
+func mayStop(c *ssa.CallCommon) bool {
+	f := c.StaticCallee()
+	if f == nil || f.Object() == nil || f.Object().Pkg() == nil {
+		return true
+	}
+	switch f.Object().Pkg().Path() {
+	case "runtime", "sync", "internal/sync", "internal/synctest":
+		return true
+	}
+	return false
+}
+
 // mayCallBack reports whether a value of type t holds, or points to, a
 // function or interface value (a type parameter might).
 func mayCallBack(t types.Type, seen map[types.Type]bool) bool {
