@@ -117,6 +117,24 @@ func boom(x int) (r int) {
 	return sq(x)
 }
 
+func below(i int) bool { return i < -3 }
+
+// orLeaf calls a small leaf in the right operand of ||: its charges fold
+// into orLeaf's accumulator only when the operand is evaluated. (Go 1.26
+// runs the side effect of a function literal inlined there whether or not
+// the operand is evaluated, when the result then decides a branch.)
+//
+//go:noinline
+func orLeaf(xs []int) int {
+	n := 0
+	for _, i := range xs {
+		if i > 2 || below(i) {
+			n += 100
+		}
+	}
+	return n
+}
+
 func main() {
 	xs := make([]int, 200)
 	for i := range xs {
@@ -124,7 +142,7 @@ func main() {
 	}
 	total := 0
 	for r := 0; r < 50; r++ {
-		total += sumSquares(xs) + last(xs) + outer(xs[:20]) + boom(r%6)
+		total += sumSquares(xs) + last(xs) + outer(xs[:20]) + boom(r%6) + orLeaf(xs)
 	}
 	ys := make([]int, 200)
 	for i := range ys {
