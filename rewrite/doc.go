@@ -102,7 +102,13 @@
 // sample can happen below it. Nor does a call to a quiet function of the
 // same package (quietFuncs): a small leaf that calls nothing and cannot
 // panic. Such a call also needs no check or flush before it, and what the
-// callee runs counts towards the caller's MaxPath.
+// callee runs counts towards the caller's MaxPath. Neither does a call to
+// an inert package, unless it may end the goroutine or keep it waiting
+// (package runtime, the sync packages: mayStop). A function that is not a
+// leaf but calls on some paths only pushes its identifier where the
+// nearest block that dominates all its calls, and lies on no cycle,
+// begins, not at entry (lazyPush); its checks tell from the stack's depth
+// whether it has pushed.
 //
 // # Deterministic mode
 //
