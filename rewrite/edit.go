@@ -56,6 +56,8 @@ func (e *editor) replace(p, end token.Pos, rank int, text string) {
 const (
 	rankClose = 0
 	rankDecl  = 50
+	rankElse  = 60 // an else clause added for branch ticks, before what follows the if
+	rankTick  = 75 // branch ticks (emitBranchTicks), before the branch's own charges
 	rankStmt  = 100
 	rankExit  = 150 // after a spot's charges, before a pop
 	rankPush  = 175 // a lazy push (FuncPlan.Lazy), after the spot's charges
@@ -119,7 +121,8 @@ type fileEmitter struct {
 	pending      map[token.Pos]*pendingStmt
 	pendingOrder []token.Pos
 	valueCases   map[*ast.CaseClause]*valueDispatch
-	bound        map[*ast.SwitchStmt]bool // switches whose tag is bound to tagVar
+	bound        map[*ast.SwitchStmt]bool  // switches whose tag is bound to tagVar
+	ticked       map[ast.Expr]*branchChain // operands whose ticks go to their if's branches
 	valueOrder   []*ast.CaseClause
 	*editor
 	file    *ast.File
@@ -165,6 +168,13 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	f.bound = map[*ast.SwitchStmt]bool{}
 	f.valueOrder = nil
 	entryChecked := false
+	chains := f.branchChains(p)
+	f.ticked = make(map[ast.Expr]*branchChain)
+	for _, ch := range chains {
+		for _, e := range ch.operands[1:] {
+			f.ticked[e] = ch
+		}
+	}
 	for _, at := range p.order {
 		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
 		if p.Lazy && at.Kind != atFuncEntry {
@@ -180,6 +190,9 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			entryChecked = entryChecked || c.pre
 		}
 		f.emitPoint(p, at, c)
+	}
+	for _, ch := range chains {
+		f.emitBranchTicks(ch)
 	}
 	if push && !entryChecked {
 		// Every push follows an entry check: at granularity 0 the counter
@@ -445,6 +458,15 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		f.stmtAt(pos, prefix, c)
 	case tickExpr:
 		e := at.Node.(ast.Expr)
+		if ch := f.ticked[e]; ch != nil {
+			// Charged in the branches (emitBranchTicks).
+			for i, op := range ch.operands {
+				if op == e {
+					ch.ticks[i] += n
+				}
+			}
+			return
+		}
 		t := c.tick()
 		if tv, ok := f.info.Types[e]; !ok || !types.Identical(tv.Type, types.Typ[types.Bool]) && !types.Identical(tv.Type, types.Typ[types.UntypedBool]) {
 			t += " == true" // untyped bool, so that it combines with a named bool type

@@ -1,0 +1,84 @@
+// Ticks of && and || operands charged in the if statement's branches
+// (emitBranchTicks), in functions that accumulate their charges.
+package main
+
+var sink int
+
+func work(n int) int {
+	for i := 0; i < n%5; i++ {
+		sink += i
+	}
+	return n
+}
+
+// scan's loop tests three operands with || in a statement with no else.
+func scan(s []byte) int {
+	r := 0
+	for r < len(s) {
+		c := s[r]
+		if c == '\\' || c == '"' || c < ' ' {
+			break
+		}
+		r++
+	}
+	return r
+}
+
+// both has an && chain with an else, and one that reads a map (its tick
+// stays in the expression).
+func both(xs []int, m map[int]bool) int {
+	n := 0
+	for i, x := range xs {
+		if x > 0 && x%2 == 0 && i < len(xs)-1 {
+			n += xs[i+1]
+		} else {
+			n--
+		}
+		if x < 0 || m[x] {
+			n += 2
+		}
+	}
+	return n
+}
+
+// calls accumulates no charges (a call in an operand is no statement):
+// its ticks stay in the expression.
+func calls(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		if x > 3 && work(x) > 4 {
+			n++
+		}
+	}
+	return n
+}
+
+// chain3 has a three-operand && chain whose branches both run often,
+// with an init statement whose variable the operands read.
+func chain3(xs []int) int {
+	n := 0
+	for i := 0; i < len(xs); i++ {
+		if y := xs[i] * 3; y > 2 && y%4 != 0 && xs[i] < 40 {
+			n += y
+		} else if xs[i] == 7 {
+			n -= 7
+		}
+		if xs[i] == 1 || xs[i] == 2 || xs[i] == 3 || xs[i] > 50 {
+			n++
+		}
+	}
+	return n
+}
+
+func main() {
+	xs := make([]int, 0, 100)
+	for i := 0; i < 100; i++ {
+		xs = append(xs, (i*37)%61-5)
+	}
+	data := []byte(`ab"c\de"fgh ijk "lmn\"`)
+	total := 0
+	for round := 0; round < 20; round++ {
+		total += scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
+	}
+	println(total)
+}
