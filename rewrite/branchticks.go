@@ -28,9 +28,11 @@ import (
 // it is, usually adds a constant. An if statement without else gets one.
 
 // branchChain is the condition of an if statement whose ticks go to its
-// branches.
+// branches, or of a for statement whose ticks go to its body and to what
+// follows it (a loop no break leaves: only the condition leads there).
 type branchChain struct {
-	stmt     *ast.IfStmt
+	stmt     ast.Stmt // *ast.IfStmt or *ast.ForStmt
+	cond     ast.Expr
 	op       token.Token // token.LOR or token.LAND
 	operands []ast.Expr  // c1 … ck, in evaluation order
 	ticks    []int64     // what the tick of operand i charges (ticks[0] is unused)
@@ -52,7 +54,21 @@ func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 				return false // the loop body is a function of its own
 			}
 		case *ast.IfStmt:
-			if ch := f.branchChain(p, n); ch != nil {
+			if n.Else != nil {
+				if _, ok := n.Else.(*ast.BlockStmt); !ok {
+					break // else if: its condition opens the else branch
+				}
+			}
+			if ch := f.branchChain(p, n, n.Cond); ch != nil {
+				chains = append(chains, ch)
+			}
+		case *ast.ForStmt:
+			if n.Cond == nil || len(branchesTo(n, token.BREAK, f.labels)) > 0 {
+				break
+			}
+			if ch := f.branchChain(p, n, n.Cond); ch != nil && (ch.op == token.LOR || !f.declares(n.Init, ch.operands)) {
+				// (What follows a loop evaluates an && chain again: not
+				// with the variables of the loop's init statement.)
 				chains = append(chains, ch)
 			}
 		}
@@ -61,19 +77,14 @@ func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 	return chains
 }
 
-// branchChain returns s's condition as a chain whose ticks can go to the
-// branches, or nil.
-func (f *fileEmitter) branchChain(p *FuncPlan, s *ast.IfStmt) *branchChain {
-	if s.Else != nil {
-		if _, ok := s.Else.(*ast.BlockStmt); !ok {
-			return nil // else if: its condition opens the else branch
-		}
-	}
-	b, ok := s.Cond.(*ast.BinaryExpr)
+// branchChain returns s's condition cond as a chain whose ticks can go to
+// the branches, or nil.
+func (f *fileEmitter) branchChain(p *FuncPlan, s ast.Stmt, cond ast.Expr) *branchChain {
+	b, ok := cond.(*ast.BinaryExpr)
 	if !ok || b.Op != token.LOR && b.Op != token.LAND {
 		return nil
 	}
-	ch := &branchChain{stmt: s, op: b.Op}
+	ch := &branchChain{stmt: s, cond: cond, op: b.Op}
 	var flatten func(e ast.Expr)
 	flatten = func(e ast.Expr) {
 		if b, ok := e.(*ast.BinaryExpr); ok && b.Op == ch.op {
@@ -97,6 +108,31 @@ func (f *fileEmitter) branchChain(p *FuncPlan, s *ast.IfStmt) *branchChain {
 	}
 	ch.ticks = make([]int64, len(ch.operands))
 	return ch
+}
+
+// declares reports whether statement s declares a variable that one of
+// exprs uses.
+func (f *fileEmitter) declares(s ast.Stmt, exprs []ast.Expr) bool {
+	if s == nil {
+		return false
+	}
+	defined := make(map[types.Object]bool)
+	ast.Inspect(s, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && f.info.Defs[id] != nil {
+			defined[f.info.Defs[id]] = true
+		}
+		return true
+	})
+	uses := false
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && defined[f.info.Uses[id]] {
+				uses = true
+			}
+			return !uses
+		})
+	}
+	return uses
 }
 
 // cheapPure reports whether e has no effect and costs a few instructions
@@ -176,7 +212,16 @@ func (f *fileEmitter) emitBranchTicks(ch *branchChain) {
 	if ch.op == token.LAND {
 		thenText, elseText = static, nested
 	}
-	s := ch.stmt
+	if loop, ok := ch.stmt.(*ast.ForStmt); ok {
+		if thenText != "" {
+			f.insert(loop.Body.Lbrace+1, rankTick, thenText)
+		}
+		if elseText != "" {
+			f.insert(loop.End(), rankTick, "; "+elseText)
+		}
+		return
+	}
+	s := ch.stmt.(*ast.IfStmt)
 	if thenText != "" {
 		f.insert(s.Body.Lbrace+1, rankTick, thenText)
 	}

@@ -123,6 +123,7 @@ type fileEmitter struct {
 	valueCases   map[*ast.CaseClause]*valueDispatch
 	bound        map[*ast.SwitchStmt]bool  // switches whose tag is bound to tagVar
 	ticked       map[ast.Expr]*branchChain // operands whose ticks go to their if's branches
+	labels       map[ast.Stmt]string       // labeled statements and their labels
 	valueOrder   []*ast.CaseClause
 	*editor
 	file    *ast.File

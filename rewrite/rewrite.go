@@ -263,10 +263,11 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 			src:      in.Srcs[i],
 			filename: in.Names[i],
 		},
-		file:  file,
-		info:  in.Info,
-		pkg:   in.Pkg,
-		table: fmt.Sprintf("_kprofF%d", i),
+		file:   file,
+		info:   in.Info,
+		pkg:    in.Pkg,
+		labels: labels,
+		table:  fmt.Sprintf("_kprofF%d", i),
 	}
 	ids := make(map[*ssa.Function]int)
 	var plans []*FuncPlan

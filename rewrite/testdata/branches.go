@@ -24,6 +24,28 @@ func scan(s []byte) int {
 	return r
 }
 
+// skip's loop condition chains two operands with &&: the body adds a
+// constant, what follows the loop (which no break leaves) evaluates them
+// again.
+func skip(s []byte, i int) int {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// find's loop has a break: its ticks stay in the condition.
+func find(s []byte, c byte) int {
+	i := 0
+	for i < len(s) && s[i] != 0 {
+		if s[i] == c {
+			break
+		}
+		i++
+	}
+	return i
+}
+
 // both has an && chain with an else, and one that reads a map (its tick
 // stays in the expression).
 func both(xs []int, m map[int]bool) int {
@@ -55,5 +77,5 @@ func calls(xs []int) int {
 
 func main() {
 	xs := []int{1, 2, 4, 5, -1, 6}
-	println(scan([]byte(`abc"def`)), both(xs, map[int]bool{5: true}), calls(xs))
+	println(skip([]byte("a  b"), 1), find([]byte("abc"), 'b'), scan([]byte(`abc"def`)), both(xs, map[int]bool{5: true}), calls(xs))
 }

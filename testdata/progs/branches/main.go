@@ -24,6 +24,28 @@ func scan(s []byte) int {
 	return r
 }
 
+// skip's loop condition chains two operands with &&: the body adds a
+// constant, what follows the loop (which no break leaves) evaluates them
+// again.
+func skip(s []byte, i int) int {
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// find's loop has a break: its ticks stay in the condition.
+func find(s []byte, c byte) int {
+	i := 0
+	for i < len(s) && s[i] != 0 {
+		if s[i] == c {
+			break
+		}
+		i++
+	}
+	return i
+}
+
 // both has an && chain with an else, and one that reads a map (its tick
 // stays in the expression).
 func both(xs []int, m map[int]bool) int {
@@ -78,7 +100,7 @@ func main() {
 	data := []byte(`ab"c\de"fgh ijk "lmn\"`)
 	total := 0
 	for round := 0; round < 20; round++ {
-		total += scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
+		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
 	}
 	println(total)
 }
