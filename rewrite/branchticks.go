@@ -45,14 +45,8 @@ func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 		return nil
 	}
 	var chains []*branchChain
-	ast.Inspect(p.Body, func(n ast.Node) bool {
+	inspectOwn(f.info, p.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.RangeStmt:
-			if n.Body != p.Body && rangeKind(f.info, n) == "rangefunc" {
-				return false // the loop body is a function of its own
-			}
 		case *ast.IfStmt:
 			if n.Else != nil {
 				if _, ok := n.Else.(*ast.BlockStmt); !ok {

@@ -1202,14 +1202,8 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	// Constant operands usually leave no block (a jump the builder
 	// threads away); they count only if the numbers say so.
 	var operands, withConst []ast.Expr
-	ast.Inspect(c.body, func(n ast.Node) bool {
+	inspectOwn(c.info, c.body, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.RangeStmt:
-			if n.Body != c.body && rangeKind(c.info, n) == "rangefunc" {
-				return false // its body is a function of its own
-			}
 		case *ast.BinaryExpr:
 			if (n.Op == token.LAND || n.Op == token.LOR) && !c.ticked[n.Y] {
 				withConst = append(withConst, n.Y)
@@ -1425,14 +1419,8 @@ func (c *funcCtx) placeSwitches(p *FuncPlan) {
 		return
 	}
 	var switches []*ast.SwitchStmt
-	ast.Inspect(c.body, func(n ast.Node) bool {
+	inspectOwn(c.info, c.body, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.RangeStmt:
-			if n.Body != c.body && rangeKind(c.info, n) == "rangefunc" {
-				return false
-			}
 		case *ast.SwitchStmt:
 			if n.Tag != nil && c.constantSwitch(n) {
 				switches = append(switches, n)
@@ -1478,6 +1466,23 @@ func (c *funcCtx) placeSwitches(p *FuncPlan) {
 			}
 		}
 	}
+}
+
+// inspectOwn calls f, as ast.Inspect does, for the nodes of body that
+// belong to its function: not those of function literals, nor the bodies
+// of range-over-func loops inside it, which are functions of their own.
+func inspectOwn(info *types.Info, body *ast.BlockStmt, f func(ast.Node) bool) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if n.Body != body && rangeKind(info, n) == "rangefunc" {
+				return false
+			}
+		}
+		return f(n)
+	})
 }
 
 // lateStmts returns a function that reports whether n lies inside one of
