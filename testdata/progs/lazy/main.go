@@ -86,6 +86,21 @@ func untilZero(data []byte, s *scanner) int {
 	return n + i
 }
 
+// digits's loop condition checks in a tick (the loop has an empty body),
+// before its push; it recurses after the loop on long runs only.
+func digits(s []byte, from int) int {
+	n := from
+	for ; n < len(s) && s[n] >= '0' && s[n] <= '9'; n++ {
+	}
+	if n == from {
+		return 0
+	}
+	if n-from > 3 && n+1 < len(s) {
+		return n - from + digits(s, n+1)
+	}
+	return n - from
+}
+
 // depthOf recurses on one path only.
 func depthOf(n int) int {
 	if n <= 1 {
@@ -138,6 +153,7 @@ func main() {
 		}
 		total += loopMixed(data, s)
 		total += untilZero(data, s)
+		total += digits([]byte("12345x6789y01z"), round%14)
 		total += depthOf(round%40 + 1)
 		total += safe(round%5 - 2)
 	}
