@@ -318,9 +318,16 @@ func (g *gstate) context(stack []*Func, from int) *node {
 }
 
 // cached returns the node of stack if all of it is the previous sample's
-// (exact mode, mostly), and nil otherwise.
+// (exact mode, mostly), or all of it but its top, which the path's next
+// node names (the function an entry sample announced, sampled before it
+// pushes itself: a leaf, or a function that pushes lazily), and nil
+// otherwise.
 func (g *gstate) cached(stack []*Func, from int) *node {
-	if k := len(stack); k > 0 && k <= from && k <= len(g.path) && !g.verify {
+	k := len(stack)
+	if k == 0 || k > len(g.path) || g.verify {
+		return nil
+	}
+	if k <= from || k == from+1 && g.path[k-1].fn == stack[k-1] {
 		g.path = g.path[:k]
 		return g.path[k-1]
 	}
