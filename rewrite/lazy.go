@@ -26,14 +26,15 @@ import (
 
 // lazyPush returns the point where fn pushes itself if that is not its
 // entry: the landing point of the nearest block that dominates every block
-// that calls out and is on no cycle of the control flow graph, and whose
+// that calls out (calls: the package's callsOut, bound to its options) and
+// is on no cycle of the control flow graph, and whose
 // landing point is a statement boundary (the push is a statement). It
 // also returns the blocks reachable from that block, the only ones after
 // which the function may have pushed.
-func lazyPush(fn *ssa.Function, landed map[*ssa.BasicBlock]Point, callsOut func(*ssa.BasicBlock) bool) (Point, map[*ssa.BasicBlock]bool, bool) {
+func lazyPush(fn *ssa.Function, landed map[*ssa.BasicBlock]Point, calls func(*ssa.BasicBlock) bool) (Point, map[*ssa.BasicBlock]bool, bool) {
 	var at *ssa.BasicBlock
 	for _, b := range fn.Blocks {
-		if !callsOut(b) {
+		if !calls(b) {
 			continue
 		}
 		if at == nil {
