@@ -25,8 +25,11 @@ import (
 
 // inlinerPatches are the edits to cmd/compile/internal/inline/inl.go: the
 // inliner's cost visitor skips what kprof inserted — calls into package
-// counter, the ifs around its checks, the stack-depth bookkeeping — and
-// costs only the user's code inside (case values, return results).
+// counter, the ifs around its checks, the stack-depth bookkeeping, the
+// conditions and switches evaluated again only to choose a charge, kprof's
+// variables — and costs only the user's code inside (case values, return
+// results), so that a function is inlined where the plain build inlines it
+// (TestInliningAsPlain).
 var inlinerPatches = []struct{ old, new string }{
 	{
 		old: "\tres := InlineCall(callerfn, n, fn, inlIndex)\n\n\tif res == nil {\n\t\tbase.FatalfAt(n.Pos(), \"inlining call to %v failed\", fn)\n\t}\n",
@@ -408,17 +411,104 @@ func kprofFlushes(x ir.Node) bool {
 	return ir.Any(x.(*ir.CallExpr).Args[0], kprofLocal)
 }
 
+// kprofVar reports whether x is one of the variables kprof declares: the
+// accumulator _kp, the saved depth _kd, a switch's bound tag _kt, or a
+// return's result evaluated before its final check, _kv0, _kv1, … (the
+// plain return evaluated the same expressions, with no variable). Not
+// _kr0, _kr1, …, which hold the results of a call as the compiler's own
+// temporaries for "return f()" did.
+func kprofVar(x ir.Node) bool {
+	if x == nil || x.Op() != ir.ONAME || x.Sym() == nil {
+		return false
+	}
+	switch name := x.Sym().Name; {
+	case name == "_kp", name == "_kd", name == "_kt":
+		return true
+	case strings.HasPrefix(name, "_kv") && len(name) > 3:
+		return strings.Trim(name[3:], "0123456789") == ""
+	}
+	return false
+}
+
+// kprofDict reports whether x is the address of a generic function's
+// dictionary (the instantiation of Ret1 … Ret4 passes one to Of).
+func kprofDict(x ir.Node) bool {
+	if x.Op() != ir.OADDR {
+		return false
+	}
+	x = x.(*ir.AddrExpr).X
+	return x.Op() == ir.ONAME && x.Sym() != nil && strings.HasPrefix(x.Sym().Name, ".dict.")
+}
+
+// kprofOnly reports whether every statement of list is code kprof
+// inserted with no user code inside.
+func kprofOnly(list []ir.Node) bool {
+	for _, x := range list {
+		if user, ok := kprofInserted(x); !ok || len(user) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // kprofInserted reports whether n is code kprof inserted, and returns the
-// user's code inside it that the inliner must still cost.
+// user's code inside it that the inliner must still cost. Besides calls of
+// package counter and what surrounds them, kprof inserts statements that
+// re-evaluate user conditions only to choose a charge (an if whose
+// branches only charge, a switch whose clauses only charge: branch ticks
+// and the dispatch of a case that lists several values), the declarations
+// of its variables, and the assignments that bind a user value to one
+// (a switch's tag, a return's results), which cost that value alone.
 func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 	switch n.Op() {
+	case ir.ONAME:
+		if kprofVar(n) {
+			return nil, true
+		}
+	case ir.OSWITCH:
+		sw := n.(*ir.SwitchStmt)
+		if len(sw.Init()) > 0 {
+			break
+		}
+		for _, c := range sw.Cases {
+			if !kprofOnly(c.Body) {
+				return nil, false
+			}
+		}
+		return nil, true
+	case ir.ORETURN:
+		// return Ret2[A, B](_kd).Of(a, b): the compiler assigns the
+		// results to temporaries in the init of the first result. Cost
+		// a and b, as the plain return statement did (less the return
+		// node itself).
+		ret := n.(*ir.ReturnStmt)
+		if len(ret.Results) == 0 {
+			break
+		}
+		for _, in := range ret.Results[0].Init() {
+			if as, ok := in.(*ir.AssignListStmt); ok && as.Op() == ir.OAS2FUNC && len(as.Rhs) == 1 {
+				if name, ok := kprofCallee(as.Rhs[0]); ok && name == "Of" {
+					if init := as.Rhs[0].Init(); len(init) > 0 {
+						// return Of(f()): the plain return assigned
+						// f's results to temporaries too.
+						return init, true
+					}
+					user, _ := kprofInserted(as.Rhs[0])
+					return user, true
+				}
+			}
+		}
 	case ir.OANDAND:
 		// A tick: T(n) && (operand).
 		if x := n.(*ir.LogicalExpr); kprofTick(x.X) {
 			return []ir.Node{x.Y}, true
 		}
 	case ir.OIF:
-		if _, ok := kprofCallee(n.(*ir.IfStmt).Cond); ok {
+		x := n.(*ir.IfStmt)
+		if _, ok := kprofCallee(x.Cond); ok {
+			return nil, true
+		}
+		if len(x.Init()) == 0 && kprofOnly(x.Body) && kprofOnly(x.Else) {
 			return nil, true
 		}
 	case ir.OAS:
@@ -427,7 +517,13 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 			return nil, true
 		}
 		if as.Y == nil {
+			if kprofVar(as.X) {
+				return nil, true
+			}
 			break
+		}
+		if kprofVar(as.X) && as.X.Sym().Name != "_kd" {
+			return []ir.Node{as.Y}, true
 		}
 		if _, ok := kprofCallee(as.Y); ok {
 			return nil, true
@@ -440,7 +536,7 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 			return nil, true
 		}
 	case ir.ODCL:
-		if kprofLocal(n.(*ir.Decl).X) {
+		if kprofVar(n.(*ir.Decl).X) {
 			return nil, true
 		}
 	case ir.OCALLFUNC:
@@ -466,7 +562,12 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 			if len(user) > 0 {
 				return user, true
 			}
-			return args[1:], true
+			for _, a := range args[1:] {
+				if !kprofDict(a) {
+					user = append(user, a)
+				}
+			}
+			return user, true
 		case (strings.HasPrefix(name, "V") || strings.HasPrefix(name, "R1")) && len(args) > 0:
 			return args[len(args)-1:], true
 		}

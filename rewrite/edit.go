@@ -19,6 +19,7 @@ const (
 	depthVar     = "_kd"
 	localVar     = "_kp" // charges accumulated locally (FuncPlan.Local)
 	tagVar       = "_kt" // an expression switch's tag, for its dispatch (valueDispatch)
+	lateVar      = "_kv" // prefix of a return's results evaluated before its final check (emitLateFinal)
 )
 
 // An insertion is text placed at a byte offset of the original file.
@@ -625,12 +626,13 @@ func (f *fileEmitter) lateFinalOK(p *FuncPlan, r *ast.ReturnStmt) bool {
 }
 
 // emitLateFinal rewrites "return X0, X1" as
-// "{ var _kr0 T0 = X0; var _kr1 T1 = X1; <check>; <pop>return _kr0, _kr1 }".
+// "{ var _kv0 T0 = X0; var _kv1 T1 = X1; <check>; <pop>return _kv0, _kv1 }".
+// (kprof's inliner costs that as the plain return statement: lateVar.)
 func (f *fileEmitter) emitLateFinal(p *FuncPlan, r *ast.ReturnStmt, pop string) {
 	names, _ := f.resultTypes(p)
 	tmps := make([]string, len(r.Results))
 	for i := range r.Results {
-		tmps[i] = fmt.Sprintf("_kr%d", i)
+		tmps[i] = fmt.Sprintf("%s%d", lateVar, i)
 		decl := fmt.Sprintf("var %s %s = ", tmps[i], names[i])
 		if i == 0 {
 			f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, "{ "+decl)
