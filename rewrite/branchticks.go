@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -17,29 +18,31 @@ import (
 // subtractions from the count wait on each other, so a tick in a hot
 // condition costs far more than its one instruction.
 //
-// For an if statement whose condition is a chain of one operator over
-// cheap pure operands (variables, fields, indexing of slices, arrays and
-// strings, comparisons, arithmetic, len and cap), in a function that
-// accumulates its charges, the branches know which operands ran: when
-// c1 || c2 || c3 is false, all of them; when it is true, c2 ran if c1 was
-// false, c3 if c2 was false too — which the branch evaluates again (the
-// operands have no effect, and nothing ran since). Each branch then adds
-// the operands' weights to the accumulator: the common branch, whichever
-// it is, usually adds a constant. An if statement without else gets one.
+// For an if statement whose condition combines operands with && and ||,
+// in a function that accumulates its charges, the branches know which
+// operands ran when the operands are cheap and pure (variables, fields,
+// indexing of slices, arrays and strings, comparisons, arithmetic, len and
+// cap; the last operand need only have no effect): each branch retraces
+// the condition's evaluation, knowing its outcome, and adds the weights of
+// the operands that ran to the accumulator. When c1 || c2 || c3 is false,
+// all of them ran: the branch adds a constant; when it is true, c2 ran if
+// c1 was false, c3 if c2 was false too — which the branch evaluates again
+// (the operands have no effect, and nothing ran since). An operand is
+// evaluated again only where the outcome does not tell whether the next
+// one ran. An if statement without else gets one.
 
 // branchChain is the condition of an if statement whose ticks go to its
 // branches, or of a for statement whose ticks go to its body and to what
 // follows it (a loop no break leaves: only the condition leads there).
 type branchChain struct {
-	stmt     ast.Stmt // *ast.IfStmt or *ast.ForStmt
-	cond     ast.Expr
-	op       token.Token // token.LOR or token.LAND
-	operands []ast.Expr  // c1 … ck, in evaluation order
-	ticks    []int64     // what the tick of operand i charges (ticks[0] is unused)
+	stmt  ast.Stmt // *ast.IfStmt or *ast.ForStmt
+	cond  ast.Expr
+	rhs   []ast.Expr         // the right operand of each && and || in cond, whose tick goes to the branches
+	ticks map[ast.Expr]int64 // what the tick of each of rhs charges
 }
 
-// branchChains returns the if statements of p's function whose operand
-// ticks can go to their branches, in source order.
+// branchChains returns the if and for statements of p's function whose
+// operand ticks can go to their branches, in source order.
 func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 	if !p.Local {
 		return nil
@@ -60,9 +63,15 @@ func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 			if n.Cond == nil || len(branchesTo(n, token.BREAK, f.labels)) > 0 {
 				break
 			}
-			if ch := f.branchChain(p, n, n.Cond); ch != nil && (ch.op == token.LOR || !f.declares(n.Init, ch.operands)) {
-				// (What follows a loop evaluates an && chain again: not
-				// with the variables of the loop's init statement.)
+			ch := f.branchChain(p, n, n.Cond)
+			if ch == nil {
+				break
+			}
+			// What follows a loop evaluates operands again: not with
+			// the variables of the loop's init statement.
+			g := ch.gen(f, true)
+			g.sim(ch.cond, outFalse, "", "")
+			if !f.declares(n.Init, g.evaluated) {
 				chains = append(chains, ch)
 			}
 		}
@@ -71,37 +80,142 @@ func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 	return chains
 }
 
+// maxBranchTicks bounds the text a branch adds (a condition of many
+// operands could need long retracing).
+const maxBranchTicks = 600
+
 // branchChain returns s's condition cond as a chain whose ticks can go to
 // the branches, or nil.
 func (f *fileEmitter) branchChain(p *FuncPlan, s ast.Stmt, cond ast.Expr) *branchChain {
-	b, ok := cond.(*ast.BinaryExpr)
-	if !ok || b.Op != token.LOR && b.Op != token.LAND {
+	if !isLogical(cond) {
 		return nil
 	}
-	ch := &branchChain{stmt: s, cond: cond, op: b.Op}
-	var flatten func(e ast.Expr)
-	flatten = func(e ast.Expr) {
-		if b, ok := e.(*ast.BinaryExpr); ok && b.Op == ch.op {
-			flatten(b.X)
-			ch.operands = append(ch.operands, b.Y)
+	ch := &branchChain{stmt: s, cond: cond, ticks: map[ast.Expr]int64{}}
+	var leaves []ast.Expr
+	var walk func(e ast.Expr)
+	walk = func(e ast.Expr) {
+		if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && isLogical(b) {
+			walk(b.X)
+			ch.rhs = append(ch.rhs, b.Y)
+			walk(b.Y)
 			return
 		}
-		ch.operands = append(ch.operands, e)
+		leaves = append(leaves, e)
 	}
-	flatten(b)
-	for i, e := range ch.operands {
-		if !f.cheapPure(e) {
+	walk(cond)
+	for i, e := range leaves {
+		if i < len(leaves)-1 && !f.cheapPure(e) || !f.effectFree(e) {
 			return nil
 		}
-		if i > 0 {
-			at := Point{tickExpr, e}
-			if p.Checks[at] || p.Final[at] {
-				return nil
+	}
+	for _, e := range ch.rhs {
+		at := Point{tickExpr, e}
+		if p.Checks[at] || p.Final[at] {
+			return nil
+		}
+	}
+	for _, out := range []outcome{outTrue, outFalse} {
+		g := ch.gen(f, true)
+		if len(g.sim(cond, out, "", "")) > maxBranchTicks {
+			return nil
+		}
+		for _, e := range g.evaluated {
+			if strings.Contains(f.text(e), "\n") {
+				return nil // evaluated again on one line
 			}
 		}
 	}
-	ch.ticks = make([]int64, len(ch.operands))
 	return ch
+}
+
+// isLogical reports whether e (parentheses aside) is an && or ||.
+func isLogical(e ast.Expr) bool {
+	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	return ok && (b.Op == token.LAND || b.Op == token.LOR)
+}
+
+// An outcome is what a branch knows of a condition's value.
+type outcome int
+
+const (
+	outFalse outcome = iota
+	outTrue
+	outUnknown
+)
+
+// tickGen writes the statements with which a branch retraces the
+// evaluation of a condition and charges the operands that ran.
+type tickGen struct {
+	f         *fileEmitter
+	ticks     map[ast.Expr]int64
+	dummy     bool       // every tick charges 1: the shape of the text, before the weights are known
+	evaluated []ast.Expr // the operands the text evaluates again
+}
+
+func (ch *branchChain) gen(f *fileEmitter, dummy bool) *tickGen {
+	return &tickGen{f: f, ticks: ch.ticks, dummy: dummy}
+}
+
+// add returns the charge of the tick of right operand y followed by rest,
+// which may begin with a charge of its own: one charge of the sum.
+func (g *tickGen) add(y ast.Expr, rest string) string {
+	n := g.ticks[y]
+	if g.dummy {
+		n = 1
+	}
+	prefix := localVar + " += "
+	if after, ok := strings.CutPrefix(rest, prefix); ok {
+		if num, tail, ok := strings.Cut(after, "; "); ok {
+			if m, err := strconv.ParseInt(num, 10, 64); err == nil {
+				n += m
+				rest = tail
+			}
+		}
+	}
+	if n == 0 {
+		return rest
+	}
+	return fmt.Sprintf("%s%d; %s", prefix, n, rest)
+}
+
+// sim returns statements that charge the operands of e that ran, given
+// what is known of e's value, followed by then if e was true and by els if
+// it was false.
+func (g *tickGen) sim(e ast.Expr, out outcome, then, els string) string {
+	b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+	if !ok || !isLogical(b) {
+		switch {
+		case out == outTrue:
+			return then
+		case out == outFalse, then == els:
+			return els
+		}
+		g.evaluated = append(g.evaluated, e)
+		cond := g.f.text(e)
+		switch {
+		case then == "":
+			return fmt.Sprintf("if !(%s) { %s}; ", cond, els)
+		case els == "":
+			return fmt.Sprintf("if %s { %s}; ", cond, then)
+		}
+		return fmt.Sprintf("if %s { %s} else { %s}; ", cond, then, els)
+	}
+	if b.Op == token.LAND {
+		switch out {
+		case outTrue:
+			return g.sim(b.X, outTrue, g.add(b.Y, g.sim(b.Y, outTrue, then, "")), "")
+		case outFalse:
+			return g.sim(b.X, outUnknown, g.add(b.Y, g.sim(b.Y, outFalse, "", els)), els)
+		}
+		return g.sim(b.X, outUnknown, g.add(b.Y, g.sim(b.Y, outUnknown, then, els)), els)
+	}
+	switch out {
+	case outTrue:
+		return g.sim(b.X, outUnknown, then, g.add(b.Y, g.sim(b.Y, outTrue, then, "")))
+	case outFalse:
+		return g.sim(b.X, outFalse, "", g.add(b.Y, g.sim(b.Y, outFalse, "", els)))
+	}
+	return g.sim(b.X, outUnknown, then, g.add(b.Y, g.sim(b.Y, outUnknown, then, els)))
 }
 
 // declares reports whether statement s declares a variable that one of
@@ -131,9 +245,19 @@ func (f *fileEmitter) declares(s ast.Stmt, exprs []ast.Expr) bool {
 
 // cheapPure reports whether e has no effect and costs a few instructions
 // to evaluate again: no call (but conversions, len and cap), no channel
-// receive, no map index, no && or || (whose operands carry ticks of their
-// own), no function literal or type assertion.
-func (f *fileEmitter) cheapPure(e ast.Expr) bool {
+// receive, no map index, no slice expression, no && or || (whose operands
+// carry ticks of their own), no function literal, composite literal or
+// type assertion.
+func (f *fileEmitter) cheapPure(e ast.Expr) bool { return f.pure(e, true) }
+
+// effectFree reports whether evaluating e changes nothing that another
+// expression could observe (a runtime error aside): no call (but
+// conversions, len and cap), no channel receive, no function literal, no
+// && or ||.
+func (f *fileEmitter) effectFree(e ast.Expr) bool { return f.pure(e, false) }
+
+// pure is cheapPure if cheap, else effectFree.
+func (f *fileEmitter) pure(e ast.Expr, cheap bool) bool {
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -147,22 +271,25 @@ func (f *fileEmitter) cheapPure(e ast.Expr) bool {
 				}
 			}
 			ok = false
-		case *ast.FuncLit, *ast.TypeAssertExpr, *ast.CompositeLit:
+		case *ast.FuncLit:
 			ok = false
+		case *ast.TypeAssertExpr, *ast.CompositeLit, *ast.IndexListExpr, *ast.SliceExpr:
+			ok = !cheap
 		case *ast.UnaryExpr:
-			if n.Op == token.ARROW || n.Op == token.AND {
+			if n.Op == token.ARROW {
 				ok = false
+			}
+			if _, lit := ast.Unparen(n.X).(*ast.CompositeLit); n.Op == token.AND && lit && cheap {
+				ok = false // allocates
 			}
 		case *ast.BinaryExpr:
 			if n.Op == token.LAND || n.Op == token.LOR {
 				ok = false
 			}
 		case *ast.IndexExpr:
-			if tv, found := f.info.Types[n.X]; !found || isMap(tv.Type) {
+			if tv, found := f.info.Types[n.X]; !found || cheap && isMap(tv.Type) {
 				ok = false
 			}
-		case *ast.IndexListExpr, *ast.SliceExpr:
-			ok = false
 		}
 		return ok
 	})
@@ -177,35 +304,8 @@ func isMap(t types.Type) bool {
 // emitBranchTicks adds to the branches of ch's if statement what its
 // operands' ticks charged.
 func (f *fileEmitter) emitBranchTicks(ch *branchChain) {
-	var all int64
-	for _, t := range ch.ticks[1:] {
-		all += t
-	}
-	if all == 0 {
-		return
-	}
-	// The branch where every operand ran: false for ||, true for &&.
-	static := fmt.Sprintf("%s += %d; ", localVar, all)
-	// The other: operand i ran if operand i-1 ran and did not decide.
-	var nested string
-	for i := len(ch.operands) - 1; i >= 1; i-- {
-		cond := f.text(ch.operands[i-1])
-		if ch.op == token.LOR {
-			cond = "!(" + cond + ")"
-		}
-		body := nested
-		if ch.ticks[i] != 0 {
-			body = fmt.Sprintf("%s += %d; %s", localVar, ch.ticks[i], nested)
-		}
-		if body == "" {
-			continue
-		}
-		nested = fmt.Sprintf("if %s { %s}; ", cond, body)
-	}
-	thenText, elseText := nested, static
-	if ch.op == token.LAND {
-		thenText, elseText = static, nested
-	}
+	thenText := ch.gen(f, false).sim(ch.cond, outTrue, "", "")
+	elseText := ch.gen(f, false).sim(ch.cond, outFalse, "", "")
 	if loop, ok := ch.stmt.(*ast.ForStmt); ok {
 		if thenText != "" {
 			f.insert(loop.Body.Lbrace+1, rankTick, thenText)

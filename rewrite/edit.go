@@ -173,7 +173,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	chains := f.branchChains(p)
 	f.ticked = make(map[ast.Expr]*branchChain)
 	for _, ch := range chains {
-		for _, e := range ch.operands[1:] {
+		for _, e := range ch.rhs {
 			f.ticked[e] = ch
 		}
 	}
@@ -334,12 +334,17 @@ func (c check) localStmt() string {
 		plain.n, plain.post = 0, false
 		b.WriteString(plain.stmt())
 	case c.flush && (c.pre || !c.post):
-		// Before a call or a wait: flush, then check (unless the
-		// callee checks on entry) and charge as a function that does
-		// not accumulate. (One charge of the sum, C(localVar + n),
-		// compiles to a load, a subtraction, an addition and a store:
-		// the compiler reassociates it. It ran no faster.)
-		return fmt.Sprintf("%s.C(%s); %s = 0; ", counterAlias, localVar, localVar) + plain.stmt()
+		// Before a call or a wait: check (unless the callee checks on
+		// entry) whether the count with the accumulator flushed is
+		// due, then charge both in one write of the count: consecutive
+		// writes wait on each other.
+		b.WriteString(c.localCheck())
+		if c.n != 0 {
+			fmt.Fprintf(&b, "%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
+		} else {
+			fmt.Fprintf(&b, "%s.C(%s); %s = 0; ", counterAlias, localVar, localVar)
+		}
+		return b.String()
 	default:
 		b.WriteString(c.localCheck())
 	}
@@ -462,11 +467,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		e := at.Node.(ast.Expr)
 		if ch := f.ticked[e]; ch != nil {
 			// Charged in the branches (emitBranchTicks).
-			for i, op := range ch.operands {
-				if op == e {
-					ch.ticks[i] += n
-				}
-			}
+			ch.ticks[e] += n
 			return
 		}
 		t := c.tick()

@@ -92,6 +92,57 @@ func chain3(xs []int) int {
 	return n
 }
 
+// lastName is a loop whose condition mixes && and ||: the body knows the
+// condition held, what follows knows it did not.
+func lastName(s string) string {
+	i := len(s) - 1
+	depth := 0
+	for i >= 0 && (s[i] != '.' || depth != 0) {
+		switch s[i] {
+		case ']':
+			depth++
+		case '[':
+			depth--
+		}
+		i--
+	}
+	work(i + 3)
+	return s[i+1:]
+}
+
+type shape interface{ area() int }
+
+type sq struct{ side int }
+
+func (s sq) area() int { return s.side * s.side }
+
+// trees: conditions of nested && and ||, and a last operand that is not
+// cheap to evaluate again (a map index, a slice, a type assertion), which
+// the branches never evaluate again.
+func trees(xs []int, m map[int]int, shapes []shape) int {
+	n := 0
+	for i, x := range xs {
+		if x > 3 || (x < -2 && i%3 == 0) {
+			n++
+		}
+		if (x > 0 && i > 5) || (x < 0 && i < 50) || x == 0 {
+			n += 2
+		} else {
+			n--
+		}
+		if i > 0 && (xs[i-1] == x || m[x] > 1) {
+			n += 3
+		}
+		if x != 7 && len(xs[i:]) > 10 {
+			n++
+		}
+		if len(shapes) > 0 && shapes[i%len(shapes)].(sq).side > 2 {
+			n += work(i)
+		}
+	}
+	return n
+}
+
 func main() {
 	xs := make([]int, 0, 100)
 	for i := 0; i < 100; i++ {
@@ -101,6 +152,7 @@ func main() {
 	total := 0
 	for round := 0; round < 20; round++ {
 		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
+		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}})
 	}
 	println(total)
 }
