@@ -339,9 +339,12 @@ func (c check) localStmt() string {
 		// due, then charge both in one write of the count: consecutive
 		// writes wait on each other.
 		b.WriteString(c.localCheck())
-		if c.n != 0 {
+		switch {
+		case c.post:
+			fmt.Fprintf(&b, "if %s.D(%s + %d) { %s.S(%s) }; %s = 0; ", counterAlias, localVar, c.n, counterAlias, c.name(c.postWho), localVar)
+		case c.n != 0:
 			fmt.Fprintf(&b, "%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
-		} else {
+		default:
 			fmt.Fprintf(&b, "%s.C(%s); %s = 0; ", counterAlias, localVar, localVar)
 		}
 		return b.String()
