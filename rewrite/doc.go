@@ -59,6 +59,14 @@
 //     compiler keeps in a register, and flushes it into the goroutine's
 //     count before each call and wait and at each return and panic; its
 //     checks compare the count with the variable (FuncPlan.Local).
+//   - In such a function, the operands of && and || in the condition of
+//     an if, or of a for that no break leaves, are charged in the
+//     branches when they are cheap and pure (the last one need only have
+//     no effect): each branch retraces the evaluation knowing its outcome
+//     and adds the weights of the operands that ran to the variable,
+//     evaluating an operand again only where the outcome does not tell
+//     (branchticks.go). Elsewhere an operand is charged by a tick in the
+//     expression, a subtraction from the count.
 //   - When kprof's compiler inlines a small leaf (one with no check, see
 //     below) into such a function's own code (not into a body inlined
 //     there), the leaf's charges go to the caller's
