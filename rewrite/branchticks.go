@@ -80,9 +80,14 @@ func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 	return chains
 }
 
-// maxBranchTicks bounds the text a branch adds (a condition of many
-// operands could need long retracing).
-const maxBranchTicks = 600
+// maxBranchText bounds the text a branch adds, and maxBranchLeaves the
+// operands of a condition whose ticks go to the branches: retracing
+// copies what follows an operand into both arms of its if, so the text
+// can grow exponentially with the operands ((a && b) || (c && d) || …).
+const (
+	maxBranchText   = 600
+	maxBranchLeaves = 8
+)
 
 // branchChain returns s's condition cond as a chain whose ticks can go to
 // the branches, or nil.
@@ -103,6 +108,9 @@ func (f *fileEmitter) branchChain(p *FuncPlan, s ast.Stmt, cond ast.Expr) *branc
 		leaves = append(leaves, e)
 	}
 	walk(cond)
+	if len(leaves) > maxBranchLeaves {
+		return nil
+	}
 	for i, e := range leaves {
 		if i < len(leaves)-1 && !f.cheapPure(e) || !f.effectFree(e) {
 			return nil
@@ -116,7 +124,7 @@ func (f *fileEmitter) branchChain(p *FuncPlan, s ast.Stmt, cond ast.Expr) *branc
 	}
 	for _, out := range []outcome{outTrue, outFalse} {
 		g := ch.gen(f, true)
-		if len(g.sim(cond, out, "", "")) > maxBranchTicks {
+		if len(g.sim(cond, out, "", "")) > maxBranchText {
 			return nil
 		}
 		for _, e := range g.evaluated {
@@ -274,13 +282,12 @@ func (f *fileEmitter) pure(e ast.Expr, cheap bool) bool {
 		case *ast.FuncLit:
 			ok = false
 		case *ast.TypeAssertExpr, *ast.CompositeLit, *ast.IndexListExpr, *ast.SliceExpr:
-			ok = !cheap
+			if cheap {
+				ok = false
+			}
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
 				ok = false
-			}
-			if _, lit := ast.Unparen(n.X).(*ast.CompositeLit); n.Op == token.AND && lit && cheap {
-				ok = false // allocates
 			}
 		case *ast.BinaryExpr:
 			if n.Op == token.LAND || n.Op == token.LOR {
@@ -301,8 +308,9 @@ func isMap(t types.Type) bool {
 	return ok
 }
 
-// emitBranchTicks adds to the branches of ch's if statement what its
-// operands' ticks charged.
+// emitBranchTicks adds what the ticks of ch's operands charged to the
+// branches of its if statement, or to the body of its for statement and
+// to what follows the loop.
 func (f *fileEmitter) emitBranchTicks(ch *branchChain) {
 	thenText := ch.gen(f, false).sim(ch.cond, outTrue, "", "")
 	elseText := ch.gen(f, false).sim(ch.cond, outFalse, "", "")

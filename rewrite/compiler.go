@@ -251,6 +251,7 @@ func kprofNodes(fn *ir.Func) int {
 			ir.Any(x, func(ir.Node) bool { n++; return false })
 			for _, u := range user {
 				ir.Any(u, func(ir.Node) bool { n--; return false })
+				visit(u) // what kprof inserted inside the user's code
 			}
 			return false
 		}
@@ -440,6 +441,18 @@ func kprofDict(x ir.Node) bool {
 	return x.Op() == ir.ONAME && x.Sym() != nil && strings.HasPrefix(x.Sym().Name, ".dict.")
 }
 
+// kprofCall reports whether x calls, recovers or receives: user code that
+// kprof never evaluates again (and a user if or switch whose bodies charge
+// only, being empty, is not free).
+func kprofCall(x ir.Node) bool {
+	switch x.Op() {
+	case ir.OCALLFUNC, ir.OCALLMETH, ir.OCALLINTER, ir.OCLOSURE, ir.ORECOVER, ir.ORECV, ir.OINLCALL:
+		_, counter := kprofCallee(x)
+		return !counter
+	}
+	return false
+}
+
 // kprofOnly reports whether every statement of list is code kprof
 // inserted with no user code inside.
 func kprofOnly(list []ir.Node) bool {
@@ -466,12 +479,14 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 			return nil, true
 		}
 	case ir.OSWITCH:
+		// The dispatch of a case that lists several values: a switch on
+		// the tag variable whose clauses only charge.
 		sw := n.(*ir.SwitchStmt)
-		if len(sw.Init()) > 0 {
+		if len(sw.Init()) > 0 || sw.Tag == nil || sw.Tag.Op() != ir.ONAME {
 			break
 		}
 		for _, c := range sw.Cases {
-			if !kprofOnly(c.Body) {
+			if !kprofOnly(c.Body) || ir.Any(c, kprofCall) {
 				return nil, false
 			}
 		}
@@ -508,7 +523,9 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		if _, ok := kprofCallee(x.Cond); ok {
 			return nil, true
 		}
-		if len(x.Init()) == 0 && kprofOnly(x.Body) && kprofOnly(x.Else) {
+		if len(x.Init()) == 0 && !ir.Any(x.Cond, kprofCall) && kprofOnly(x.Body) && kprofOnly(x.Else) {
+			// A branch tick: a condition with no call evaluated again
+			// to choose a charge.
 			return nil, true
 		}
 	case ir.OAS:

@@ -20,6 +20,7 @@ const (
 	localVar     = "_kp" // charges accumulated locally (FuncPlan.Local)
 	tagVar       = "_kt" // an expression switch's tag, for its dispatch (valueDispatch)
 	lateVar      = "_kv" // prefix of a return's results evaluated before its final check (emitLateFinal)
+	resultVar    = "_kr" // prefix of the results of a call returned through temporaries (return f())
 )
 
 // An insertion is text placed at a byte offset of the original file.
@@ -581,7 +582,7 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 					// would, through temporaries, then restore the depth.
 					var tmps []string
 					for i := 0; i < tup.Len(); i++ {
-						tmps = append(tmps, fmt.Sprintf("_kr%d", i))
+						tmps = append(tmps, fmt.Sprintf("%s%d", resultVar, i))
 					}
 					list := strings.Join(tmps, ", ")
 					f.replace(n.Pos(), n.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))

@@ -139,6 +139,34 @@ func trees(xs []int, m map[int]int, shapes []shape) int {
 		if len(shapes) > 0 && shapes[i%len(shapes)].(sq).side > 2 {
 			n += work(i)
 		}
+		if x > 1 && shapes[i%len(shapes)].(sq).side < 3 {
+			n += 4
+		}
+	}
+	return n
+}
+
+var flag bool
+
+// flip is quiet (a small leaf that calls nothing) but has an effect.
+func flip() int {
+	flag = !flag
+	return 1
+}
+
+// flips: the last operand calls a function that changes an earlier
+// operand, so the branches cannot evaluate that operand again: the
+// operands keep their ticks.
+func flips(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		var v any = x % 3
+		if flag || flip() == v.(int) {
+			n++
+		}
+		if flag && v.(int) == flip() {
+			n += 2
+		}
 	}
 	return n
 }
@@ -152,7 +180,7 @@ func main() {
 	total := 0
 	for round := 0; round < 20; round++ {
 		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
-		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}})
+		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}}) + flips(xs)
 	}
 	println(total)
 }
