@@ -63,15 +63,7 @@ func (f *fileEmitter) branchChains(p *FuncPlan) []*branchChain {
 			if n.Cond == nil || len(branchesTo(n, token.BREAK, f.labels)) > 0 {
 				break
 			}
-			ch := f.branchChain(p, n, n.Cond)
-			if ch == nil {
-				break
-			}
-			// What follows a loop evaluates operands again: not with
-			// the variables of the loop's init statement.
-			g := ch.gen(f, true)
-			g.sim(ch.cond, outFalse, "", "")
-			if !f.declares(n.Init, g.evaluated) {
+			if ch := f.branchChain(p, n, n.Cond); ch != nil {
 				chains = append(chains, ch)
 			}
 		}
@@ -131,6 +123,11 @@ func (f *fileEmitter) branchChain(p *FuncPlan, s ast.Stmt, cond ast.Expr) *branc
 			if strings.Contains(f.text(e), "\n") {
 				return nil // evaluated again on one line
 			}
+		}
+		if loop, ok := s.(*ast.ForStmt); ok && out == outFalse && f.declares(loop.Init, g.evaluated) {
+			// What follows the loop evaluates operands again: not
+			// with the variables of the loop's init statement.
+			return nil
 		}
 	}
 	return ch

@@ -48,12 +48,20 @@ var inlinerPatches = []struct{ old, new string }{
 	},
 }
 
-// inlinerCode is appended to inl.go.
+// inlinerCode is appended to inl.go. The names of kprof's variables are
+// the rewriter's (edit.go).
 const inlinerCode = `
+const (
+	kprofLocalName = "` + localVar + `"
+	kprofDepthName = "` + depthVar + `"
+	kprofTagName   = "` + tagVar + `"
+	kprofLatePrefix = "` + lateVar + `"
+)
+
 // kprofLocal reports whether x is the variable in which kprof accumulates
 // a function's charges.
 func kprofLocal(x ir.Node) bool {
-	return x != nil && x.Op() == ir.ONAME && x.Sym() != nil && x.Sym().Name == "_kp"
+	return x != nil && x.Op() == ir.ONAME && x.Sym() != nil && x.Sym().Name == kprofLocalName
 }
 
 // kprofCallee returns the name of the function of package counter that x
@@ -413,20 +421,19 @@ func kprofFlushes(x ir.Node) bool {
 }
 
 // kprofVar reports whether x is one of the variables kprof declares: the
-// accumulator _kp, the saved depth _kd, a switch's bound tag _kt, or a
-// return's result evaluated before its final check, _kv0, _kv1, … (the
-// plain return evaluated the same expressions, with no variable). Not
-// _kr0, _kr1, …, which hold the results of a call as the compiler's own
-// temporaries for "return f()" did.
+// accumulator, the saved depth, a switch's bound tag, or a return's result
+// evaluated before its final check (the plain return evaluated the same
+// expressions, with no variable). Not the temporaries of "return f()"
+// (resultVar), which stand for the compiler's own.
 func kprofVar(x ir.Node) bool {
 	if x == nil || x.Op() != ir.ONAME || x.Sym() == nil {
 		return false
 	}
 	switch name := x.Sym().Name; {
-	case name == "_kp", name == "_kd", name == "_kt":
+	case name == kprofLocalName, name == kprofDepthName, name == kprofTagName:
 		return true
-	case strings.HasPrefix(name, "_kv") && len(name) > 3:
-		return strings.Trim(name[3:], "0123456789") == ""
+	case strings.HasPrefix(name, kprofLatePrefix) && len(name) > len(kprofLatePrefix):
+		return strings.Trim(name[len(kprofLatePrefix):], "0123456789") == ""
 	}
 	return false
 }
@@ -533,20 +540,22 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		if kprofLocal(as.X) {
 			return nil, true
 		}
-		if as.Y == nil {
-			if kprofVar(as.X) {
+		if kprofVar(as.X) {
+			// Its declaration, or the value bound to it (the depth's,
+			// a call of package counter, costs nothing in turn).
+			if as.Y == nil {
 				return nil, true
 			}
-			break
-		}
-		if kprofVar(as.X) && as.X.Sym().Name != "_kd" {
 			return []ir.Node{as.Y}, true
+		}
+		if as.Y == nil {
+			break
 		}
 		if _, ok := kprofCallee(as.Y); ok {
 			return nil, true
 		}
-		if ir.IsBlank(as.X) && as.Y.Op() == ir.ONAME && as.Y.Sym() != nil && (as.Y.Sym().Name == "_kd" || as.Y.Sym().Name == "_kp") {
-			return nil, true
+		if ir.IsBlank(as.X) && kprofVar(as.Y) {
+			return nil, true // _ = _kp, _ = _kd
 		}
 	case ir.OASOP:
 		if kprofLocal(n.(*ir.AssignOpStmt).X) {
