@@ -71,9 +71,38 @@ func fromOf(s *state, depth int) int {
 	// knows how far). Otherwise the agent compares the stack with its
 	// cached path from the bottom.
 	if s.Gran == 0 {
+		if s.Dirty > 0 {
+			// The previous sample showed another entry there (SD).
+			depth = min(depth, s.Dirty-1)
+			s.Dirty = 0
+		}
 		return depth
 	}
 	return 0
+}
+
+// SD is S for the final check of a return statement inside a
+// range-over-func loop body: the function self, which pushed itself at
+// depth d, returns once the iterator has returned, and the iterator's
+// frames are still on the stack above it.
+//
+// The entry at depth d may be an iterator's: the sample shows self there,
+// and the entry is put back after it. The next sample's stack then differs
+// from this one's at d, which the agent is told (fromOf).
+func SD(self *Func, d int) {
+	s := st()
+	depth := s.Depth
+	var entry uintptr
+	if d < len(s.Stack) {
+		entry = s.Stack[d]
+	}
+	s.Depth = d
+	S(self)
+	s.Depth = depth
+	if d < len(s.Stack) && d < depth {
+		s.Stack[d] = entry
+		s.Dirty = d + 1
+	}
 }
 
 // SL is the slow path of a check that marks no change of calling context

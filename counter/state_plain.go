@@ -15,6 +15,7 @@ type state struct {
 	InAgent bool
 	Known   bool
 	Stack   []uintptr
+	Dirty   int
 	Local   unsafe.Pointer
 	Done    int64
 	Frozen  int64

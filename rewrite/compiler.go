@@ -56,6 +56,7 @@ const (
 	kprofDepthName = "` + depthVar + `"
 	kprofTagName   = "` + tagVar + `"
 	kprofLatePrefix = "` + lateVar + `"
+	kprofBodyDepthPrefix = "` + bodyDepthVar + `"
 )
 
 // kprofLocal reports whether x is the variable in which kprof accumulates
@@ -434,6 +435,8 @@ func kprofVar(x ir.Node) bool {
 		return true
 	case strings.HasPrefix(name, kprofLatePrefix) && len(name) > len(kprofLatePrefix):
 		return strings.Trim(name[len(kprofLatePrefix):], "0123456789") == ""
+	case strings.HasPrefix(name, kprofBodyDepthPrefix) && len(name) > len(kprofBodyDepthPrefix):
+		return strings.Trim(name[len(kprofBodyDepthPrefix):], "0123456789") == ""
 	}
 	return false
 }

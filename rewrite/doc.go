@@ -99,7 +99,12 @@
 // checks on entry (not a small leaf) ends a path for MaxPath; other calls
 // (another package's functions, interface methods, function values) are
 // not known to check. Range-over-func bodies, which do not push, still
-// check before their calls. Leaf functions push their identifier onto the
+// check before their calls, nested range-over-func loops included. A
+// return inside a range-over-func loop body leaves the function only after
+// the iterators return: the function restores its stack depth in a
+// deferred call, and the return's final checks, where the iterators' frames
+// are still on the stack, sample with the stack cut at the function (or the
+// enclosing loop body) whose instructions they charge (counter.SD). Leaf functions push their identifier onto the
 // reified stack only when they sample (paper §5.1); small loop-free leaf
 // functions get no check at all, so that the compiler can still inline them
 // (their debt carries over to the caller's next check). A call to a package

@@ -21,6 +21,7 @@ const (
 	tagVar       = "_kt" // an expression switch's tag, for its dispatch (valueDispatch)
 	lateVar      = "_kv" // prefix of a return's results evaluated before its final check (emitLateFinal)
 	resultVar    = "_kr" // prefix of the results of a call returned through temporaries (return f())
+	bodyDepthVar = "_kb" // prefix of the depth at a range-over-func loop body's start (check.inRange)
 )
 
 // An insertion is text placed at a byte offset of the original file.
@@ -56,16 +57,17 @@ func (e *editor) replace(p, end token.Pos, rank int, text string) {
 }
 
 const (
-	rankClose = 0
-	rankDecl  = 50
-	rankElse  = 60 // an else clause added for branch ticks, before what follows the if
-	rankTick  = 75 // branch ticks (emitBranchTicks), before the branch's own charges
-	rankStmt  = 100
-	rankExit  = 150 // after a spot's charges, before a pop
-	rankPush  = 175 // a lazy push (FuncPlan.Lazy), after the spot's charges
-	rankPop   = 200
-	rankBind  = 250 // a switch tag's binding, around the tag's own wraps (valueDispatch)
-	rankOpen  = 300
+	rankClose       = 0
+	rankDecl        = 50
+	rankElse        = 60 // an else clause added for branch ticks, before what follows the if
+	rankTick        = 75 // branch ticks (emitBranchTicks), before the branch's own charges
+	rankStmt        = 100
+	rankExit        = 150 // after a spot's charges, before a pop
+	rankRangeReturn = 160 // a return's final check in a range-over-func body, after the body's exit check
+	rankPush        = 175 // a lazy push (FuncPlan.Lazy), after the spot's charges
+	rankPop         = 200
+	rankBind        = 250 // a switch tag's binding, around the tag's own wraps (valueDispatch)
+	rankOpen        = 300
 )
 
 // apply returns the edited source.
@@ -164,6 +166,21 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		return pre, post
 	}
 	push := !p.Leaf && !yield
+	// Returns inside range-over-func loop bodies (within this function's
+	// statements), in a function that pushes itself on entry
+	// (FuncPlan.Defers) or in a loop body, which keeps its depth at start.
+	var inRange map[ast.Stmt]int
+	rangeDepth := ""
+	switch {
+	case push && p.Defers:
+		inRange, rangeDepth = rangeFuncReturns(p.Body, f.info), depthVar
+	case yield:
+		inRange = rangeFuncReturns(p.Body, f.info)
+		if len(inRange) > 0 {
+			rangeDepth = fmt.Sprintf("%s%d", bodyDepthVar, id)
+			f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", rangeDepth, counterAlias, rangeDepth))
+		}
+	}
 	f.lateFinal = map[*ast.ReturnStmt]string{}
 	f.pending = map[token.Pos]*pendingStmt{}
 	f.pendingOrder = nil
@@ -188,6 +205,9 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
+		if r, ok := at.Node.(*ast.ReturnStmt); ok && inRange[r] > 0 && at.Kind == beforeStmt {
+			c.inRange, c.postWho = rangeDepth, self
+		}
 		if at.Kind == atFuncEntry && !yield {
 			c.entry = self
 			entryChecked = entryChecked || c.pre
@@ -215,8 +235,14 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	// Charges that land on the same spot become one statement.
 	for _, pos := range f.pendingOrder {
 		ps := f.pending[pos]
+		rank := rankStmt
+		if ps.inRange != "" {
+			// After the loop body's own exit check (rankExit), which
+			// samples what the body ran in the body's name.
+			rank = rankRangeReturn
+		}
 		if text := ps.stmt(); text != "" {
-			f.insert(pos, rankStmt, ps.prefix+text)
+			f.insert(pos, rank, ps.prefix+text)
 		}
 	}
 	if p.Local {
@@ -253,7 +279,10 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		// check.
 		check := fmt.Sprintf("if %s.DueP() { %s.S(%s) }; ", counterAlias, counterAlias, self)
 		for _, e := range bodyExits(p.Body, true) {
-			f.insert(e.Pos(), rankExit, check)
+			// A return or branch inside nested range-over-func loops
+			// leaves the innermost body first: its check comes first.
+			rank := rankExit + min(inRange[e], rankRangeReturn-rankExit-1)
+			f.insert(e.Pos(), rank, check)
 		}
 		if !isTerminating(lastStmt(p.Body)) {
 			f.insert(p.Body.Rbrace, rankExit, "; "+check)
@@ -277,6 +306,12 @@ type check struct {
 	// the variable holding the depth at its entry, and a check's sample
 	// names the function through counter.W.
 	depth string
+	// inRange is set for the final check of a return statement inside a
+	// range-over-func loop body, where the iterator's frames are still on
+	// the stack: it names the variable holding the depth below postWho,
+	// the function (or enclosing loop body) whose instructions the check
+	// samples (counter.SD).
+	inRange string
 }
 
 // stmt returns the statements for c.
@@ -295,11 +330,19 @@ func (c check) stmt() string {
 	}
 	switch {
 	case c.post:
-		fmt.Fprintf(&b, "if %s.D(%d) { %s.S(%s) }; ", counterAlias, c.n, counterAlias, c.name(c.postWho))
+		fmt.Fprintf(&b, "if %s.D(%d) { %s }; ", counterAlias, c.n, c.finalSample())
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
 	}
 	return b.String()
+}
+
+// finalSample returns the slow path of c's final check (c.post).
+func (c check) finalSample() string {
+	if c.inRange != "" {
+		return fmt.Sprintf("%s.SD(%s, %s)", counterAlias, c.postWho, c.inRange)
+	}
+	return fmt.Sprintf("%s.S(%s)", counterAlias, c.name(c.postWho))
 }
 
 // name returns the expression with which a check's sample names the
@@ -347,7 +390,7 @@ func (c check) localStmt() string {
 	}
 	switch {
 	case c.post:
-		fmt.Fprintf(&b, "if %s.D(%s + %d) { %s.S(%s) }; ", counterAlias, localVar, c.n, counterAlias, c.name(c.postWho))
+		fmt.Fprintf(&b, "if %s.D(%s + %d) { %s }; ", counterAlias, localVar, c.n, c.finalSample())
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s += %d; ", localVar, c.n)
 	}
@@ -408,7 +451,7 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	}
 	ps.flush = ps.flush || c.flush
 	if c.post {
-		ps.post, ps.postWho = true, c.postWho
+		ps.post, ps.postWho, ps.inRange = true, c.postWho, c.inRange
 	}
 }
 
@@ -606,6 +649,9 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 // caller, and every result is an expression of its own whose type can be
 // named at r.
 func (f *fileEmitter) lateFinalOK(p *FuncPlan, r *ast.ReturnStmt) bool {
+	if rangeFuncReturns(p.Body, f.info)[r] > 0 {
+		return false // its check samples at a depth of its own (check.inRange)
+	}
 	res := p.Fn.Signature.Results()
 	if len(r.Results) == 0 || len(r.Results) != res.Len() {
 		return false

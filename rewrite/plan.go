@@ -107,7 +107,10 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		}
 		return false
 	}
-	p.Defers = hasDeferStmt(body)
+	// A return inside a range-over-func loop body leaves the function only
+	// once the iterator has returned: the stack depth is restored then, in
+	// a deferred call (counter.R), not where the return stands.
+	p.Defers = hasDeferStmt(body) || hasRangeFuncReturn(body, info)
 	headers := loopHeaders(fn)
 
 	landed := make(map[*ssa.BasicBlock]Point)
@@ -237,6 +240,18 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 				// checks in its own, before it calls.
 				p.Final[at] = true
 			}
+		}
+	}
+	if yield && !small {
+		// A range-over-func loop body does not push itself: the entry
+		// check of an iterator it calls would sample what the body ran
+		// before the call in the name of the body's own caller. It
+		// checks in its own name before each nested range-over-func
+		// loop, as before its other calls.
+		for _, r := range rangeFuncLoops(body, info) {
+			at := Point{beforeStmt, r}
+			p.Final[at] = true
+			p.touch(at)
 		}
 	}
 	c.mergeLoops(p) // after the checks: the header's check moves too
@@ -1097,6 +1112,79 @@ func branchesTo(loop ast.Stmt, tok token.Token, labels map[ast.Stmt]string) []*a
 	walk(body, 0)
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos() < out[j].Pos() })
 	return out
+}
+
+// isRangeFunc reports whether r ranges over a function (an iterator).
+func isRangeFunc(r *ast.RangeStmt, info *types.Info) bool {
+	tv, ok := info.Types[r.X]
+	if !ok {
+		return false
+	}
+	_, ok = tv.Type.Underlying().(*types.Signature)
+	return ok
+}
+
+// rangeFuncLoops returns the range-over-func loops among body's statements
+// (not inside nested function literals or range-over-func loop bodies).
+func rangeFuncLoops(body *ast.BlockStmt, info *types.Info) []*ast.RangeStmt {
+	var out []*ast.RangeStmt
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if isRangeFunc(n, info) {
+				out = append(out, n)
+				return false
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// rangeFuncReturns returns the return and branch statements of body (not
+// nested function literals) that stand inside the body of a
+// range-over-func loop, with the number of such loops around them.
+func rangeFuncReturns(body *ast.BlockStmt, info *types.Info) map[ast.Stmt]int {
+	var out map[ast.Stmt]int
+	var depth int
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if isRangeFunc(n, info) {
+				ast.Inspect(n.X, visit)
+				depth++
+				ast.Inspect(n.Body, visit)
+				depth--
+				return false
+			}
+		case *ast.ReturnStmt, *ast.BranchStmt:
+			if depth > 0 {
+				if out == nil {
+					out = make(map[ast.Stmt]int)
+				}
+				out[n.(ast.Stmt)] = depth
+			}
+		}
+		return true
+	}
+	ast.Inspect(body, visit)
+	return out
+}
+
+// hasRangeFuncReturn reports whether body (not nested function literals)
+// returns from inside a range-over-func loop body.
+func hasRangeFuncReturn(body *ast.BlockStmt, info *types.Info) bool {
+	for s := range rangeFuncReturns(body, info) {
+		if _, ok := s.(*ast.ReturnStmt); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDeferStmt reports whether body (not nested function literals) defers.

@@ -34,6 +34,7 @@ type KprofGState struct {
 	InAgent bool           // the agent is running on this goroutine
 	Known   bool           // registered with the agent
 	Stack   []uintptr      // reified stack: addresses of counter.Func
+	Dirty   int            // 1 + the lowest stack index the last sample showed another entry at (counter.SD); 0: none
 	Local   unsafe.Pointer // the agent's per-goroutine state
 	Done    int64          // instructions of periods that have ended (reported or not)
 	Frozen  int64          // instructions executed when the agent was entered
@@ -264,7 +265,7 @@ func kprofGoexit() {
 	// KprofExecuted, which may run at the same time.
 	lock(&allglock)
 	kprofRetired += k.executed()
-	k.Count, k.Gran, k.Depth, k.InAgent, k.Known, k.Local, k.Done = 0, 0, 0, false, false, nil, 0
+	k.Count, k.Gran, k.Depth, k.InAgent, k.Known, k.Local, k.Done, k.Dirty = 0, 0, 0, false, false, nil, 0, 0
 	k.Pool = [KprofPoolCap]KprofPoolItem{}
 	unlock(&allglock)
 	if raceenabled {

@@ -20,6 +20,34 @@ func firstOver(n, limit int) int {
 	return -1
 }
 
+// pairs returns from inside two nested range-over-func loops: both
+// iterators are on the stack when it returns.
+func pairs(n, want int) (int, int) {
+	for a := range count(n) {
+		for b := range count(n) {
+			if a*b == want {
+				return a, b
+			}
+		}
+	}
+	return -1, -1
+}
+
+// search has named results and a deferred call; it returns from the loop
+// body with a call in its result.
+func search(n, limit int) (found int, tries int) {
+	defer func() { tries++ }()
+	for v := range count(n) {
+		tries++
+		if v*v*v > limit {
+			return square(v), tries
+		}
+	}
+	return -1, tries
+}
+
+func square(x int) int { return x * x }
+
 func main() {
 	s := 0
 	for v := range count(10) {
@@ -32,5 +60,8 @@ func main() {
 		s += v
 	}
 	s += firstOver(100, 50)
+	a, b := pairs(20, 42)
+	f, t := search(30, 1000)
+	s += a + b + f + t
 	println(s)
 }
