@@ -390,7 +390,11 @@ func (c check) localStmt() string {
 	}
 	switch {
 	case c.post:
-		fmt.Fprintf(&b, "if %s.D(%s + %d) { %s }; ", counterAlias, localVar, c.n, c.finalSample())
+		if c.n == 0 {
+			fmt.Fprintf(&b, "if %s.D(%s) { %s }; ", counterAlias, localVar, c.finalSample())
+		} else {
+			fmt.Fprintf(&b, "if %s.D(%s + %d) { %s }; ", counterAlias, localVar, c.n, c.finalSample())
+		}
 	case c.n != 0:
 		fmt.Fprintf(&b, "%s += %d; ", localVar, c.n)
 	}
