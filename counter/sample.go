@@ -92,6 +92,11 @@ func fromOf(s *state, depth int) int {
 func SD(self *Func, d int) {
 	s := st()
 	depth := s.Depth
+	if depth > len(s.Stack) {
+		// The iterators' entries the buffer could not hold are
+		// unknown: the sample below grows it only up to d.
+		grow(s, depth)
+	}
 	var entry uintptr
 	if d < len(s.Stack) {
 		entry = s.Stack[d]

@@ -122,6 +122,7 @@ type fileEmitter struct {
 	// evaluated, through temporaries (see emitLateFinal), with the
 	// sample naming the value.
 	lateFinal    map[*ast.ReturnStmt]string
+	inRange      map[ast.Stmt]int // the function's returns and branches inside range-over-func loop bodies (rangeFuncReturns)
 	pending      map[token.Pos]*pendingStmt
 	pendingOrder []token.Pos
 	valueCases   map[*ast.CaseClause]*valueDispatch
@@ -169,13 +170,13 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	// Returns inside range-over-func loop bodies (within this function's
 	// statements), in a function that pushes itself on entry
 	// (FuncPlan.Defers) or in a loop body, which keeps its depth at start.
-	var inRange map[ast.Stmt]int
+	inRange := rangeFuncReturns(p.Body, f.info)
+	f.inRange = inRange
 	rangeDepth := ""
 	switch {
 	case push && p.Defers:
-		inRange, rangeDepth = rangeFuncReturns(p.Body, f.info), depthVar
+		rangeDepth = depthVar
 	case yield:
-		inRange = rangeFuncReturns(p.Body, f.info)
 		if len(inRange) > 0 {
 			rangeDepth = fmt.Sprintf("%s%d", bodyDepthVar, id)
 			f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", rangeDepth, counterAlias, rangeDepth))
@@ -205,7 +206,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
-		if r, ok := at.Node.(*ast.ReturnStmt); ok && inRange[r] > 0 && at.Kind == beforeStmt {
+		if r, ok := at.Node.(*ast.ReturnStmt); ok && inRange[r] > 0 && at.Kind == beforeStmt && rangeDepth != "" {
 			c.inRange, c.postWho = rangeDepth, self
 		}
 		if at.Kind == atFuncEntry && !yield {
@@ -653,7 +654,7 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 // caller, and every result is an expression of its own whose type can be
 // named at r.
 func (f *fileEmitter) lateFinalOK(p *FuncPlan, r *ast.ReturnStmt) bool {
-	if rangeFuncReturns(p.Body, f.info)[r] > 0 {
+	if f.inRange[r] > 0 {
 		return false // its check samples at a depth of its own (check.inRange)
 	}
 	res := p.Fn.Signature.Results()

@@ -249,7 +249,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		// checks in its own name before each nested range-over-func
 		// loop, as before its other calls.
 		for _, r := range rangeFuncLoops(body, info) {
-			at := Point{beforeStmt, r}
+			at := Point{beforeStmt, r} // (before its label, if it has one)
 			p.Final[at] = true
 			p.touch(at)
 		}
@@ -1125,13 +1125,19 @@ func isRangeFunc(r *ast.RangeStmt, info *types.Info) bool {
 }
 
 // rangeFuncLoops returns the range-over-func loops among body's statements
-// (not inside nested function literals or range-over-func loop bodies).
-func rangeFuncLoops(body *ast.BlockStmt, info *types.Info) []*ast.RangeStmt {
-	var out []*ast.RangeStmt
+// (not inside nested function literals or range-over-func loop bodies): the
+// labeled statement of a labeled one.
+func rangeFuncLoops(body *ast.BlockStmt, info *types.Info) []ast.Stmt {
+	var out []ast.Stmt
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.LabeledStmt:
+			if r, ok := n.Stmt.(*ast.RangeStmt); ok && isRangeFunc(r, info) {
+				out = append(out, n)
+				return false
+			}
 		case *ast.RangeStmt:
 			if isRangeFunc(n, info) {
 				out = append(out, n)

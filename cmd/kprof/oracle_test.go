@@ -316,3 +316,34 @@ func TestExactPathsRangeFunc(t *testing.T) {
 		t.Error("no context for main.parse-range1")
 	}
 }
+
+// TestRangeReturnDeep builds testdata/rangereturn, whose returns from
+// range-over-func loop bodies happen 70 frames down (beyond the reified
+// stack's first buffer) while the iterator runs on after its yield
+// returned false, and runs it in sample mode at granularities around where
+// such a return's sample grew the buffer only up to the function and left
+// the iterators' entries empty (the agent then crashed on a nil function):
+// it must print what go run prints, and its profiles must parse. (Exact
+// mode with KPROF_VERIFY_PATHS still fails on this program: a known
+// problem of iterators more than 64 frames down, README "Not yet".)
+func TestRangeReturnDeep(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir := "../../testdata/rangereturn"
+	want, err := runCmd(dir, nil, "go", "run", ".")
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, want)
+	}
+	for _, flags := range [][]string{{"-pkgs", "main", "-smallleaf", "0"}, nil} {
+		bin := kprofBuild(t, kprofBin, dir, flags...)
+		for _, gran := range []string{"490", "493", "494", "500", "1000"} {
+			out := filepath.Join(t.TempDir(), "p.kprof")
+			got, err := runCmd("", []string{"KPROF_GRAN=" + gran, "KPROF_JITTER=0", "KPROF_OUT=" + out}, bin)
+			if err != nil || got != want {
+				t.Fatalf("%v at KPROF_GRAN=%s: %v\n%s\nwant\n%s", flags, gran, err, got, want)
+			}
+			if _, err := overlap.ParseFile(out); err != nil {
+				t.Errorf("%v at KPROF_GRAN=%s: %v", flags, gran, err)
+			}
+		}
+	}
+}
