@@ -279,7 +279,11 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		// sampled there, in its own name, not at the iterator's next
 		// check.
 		check := fmt.Sprintf("if %s.DueP() { %s.S(%s) }; ", counterAlias, counterAlias, self)
-		for _, e := range bodyExits(p.Body, true) {
+		var label string
+		if r, ok := p.Fn.Syntax().(*ast.RangeStmt); ok {
+			label = f.labels[r]
+		}
+		for _, e := range bodyExits(p.Body, true, label) {
 			// A return or branch inside nested range-over-func loops
 			// leaves the innermost body first: its check comes first.
 			rank := rankExit + min(inRange[e], rankRangeReturn-rankExit-1)

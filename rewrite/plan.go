@@ -1409,14 +1409,18 @@ func (c *funcCtx) rangeFuncByRank(b *ssa.BasicBlock) (*ast.RangeStmt, bool) {
 // exitStmts returns the statements of a range-over-func body that leave
 // the loop (return, break, continue or goto to a target outside), in order:
 // those the resume dispatch after the loop tells apart.
-func (c *funcCtx) exitStmts(r *ast.RangeStmt) []ast.Stmt { return bodyExits(r.Body, false) }
+func (c *funcCtx) exitStmts(r *ast.RangeStmt) []ast.Stmt {
+	return bodyExits(r.Body, false, c.labels[r])
+}
 
 // bodyExits returns, in order, the statements of a range-over-func loop
 // body that leave the loop: returns, and break, continue and goto
 // statements whose target is outside the body. With continues, the
 // unlabeled continues of the loop itself are included too: they leave the
-// body (the yield function returns true) without leaving the loop.
-func bodyExits(body *ast.BlockStmt, continues bool) []ast.Stmt {
+// body (the yield function returns true) without leaving the loop. label
+// is the loop's own label, if any: a continue to it, from however deep in
+// the body, is the loop's own continue.
+func bodyExits(body *ast.BlockStmt, continues bool, label string) []ast.Stmt {
 	inside := map[string]bool{}
 	ast.Inspect(body, func(n ast.Node) bool {
 		if l, ok := n.(*ast.LabeledStmt); ok {
@@ -1446,6 +1450,10 @@ func bodyExits(body *ast.BlockStmt, continues bool) []ast.Stmt {
 			case *ast.BranchStmt:
 				switch {
 				case m.Tok == token.FALLTHROUGH:
+				case m.Label != nil && m.Tok == token.CONTINUE && m.Label.Name == label:
+					if continues {
+						out = append(out, m)
+					}
 				case m.Label != nil:
 					if !inside[m.Label.Name] {
 						out = append(out, m)

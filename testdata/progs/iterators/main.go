@@ -48,6 +48,22 @@ func search(n, limit int) (found int, tries int) {
 
 func square(x int) int { return x * x }
 
+// skipper continues the outer loop from inside the inner loop's body: for
+// the outer body that is its own continue, not an exit of the loop.
+func skipper(n int) int {
+	s := 0
+Outer:
+	for a := range count(n) {
+		for b := range count(n) {
+			if b > a {
+				continue Outer
+			}
+			s += b
+		}
+	}
+	return s
+}
+
 func main() {
 	s := 0
 	for v := range count(10) {
@@ -62,6 +78,6 @@ func main() {
 	s += firstOver(100, 50)
 	a, b := pairs(20, 42)
 	f, t := search(30, 1000)
-	s += a + b + f + t
+	s += a + b + f + t + skipper(6)
 	println(s)
 }
