@@ -174,7 +174,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	f.inRange = inRange
 	rangeDepth := ""
 	switch {
-	case push && p.Defers:
+	case push:
 		rangeDepth = depthVar
 	case yield:
 		if len(inRange) > 0 {
@@ -206,7 +206,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
-		if r, ok := at.Node.(*ast.ReturnStmt); ok && inRange[r] > 0 && at.Kind == beforeStmt && rangeDepth != "" {
+		if st, ok := at.Node.(ast.Stmt); ok && inRange[st] > 0 && at.Kind == beforeStmt && rangeDepth != "" && c.post {
 			c.inRange, c.postWho = rangeDepth, self
 		}
 		if at.Kind == atFuncEntry && !yield {

@@ -242,6 +242,19 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			}
 		}
 	}
+	if !small {
+		// What this function (or loop body) charges where a break or
+		// continue leaves a nested range-over-func loop body is sampled
+		// there, with the stack cut at it (check.inRange), not left for
+		// the check of an iterator still on the stack.
+		for st, depth := range rangeFuncReturns(body, info) {
+			if br, ok := st.(*ast.BranchStmt); ok && depth > 0 {
+				if at := (Point{beforeStmt, br}); p.Charges[at] != 0 {
+					p.Final[at] = true
+				}
+			}
+		}
+	}
 	if yield && !small {
 		// A range-over-func loop body does not push itself: the entry
 		// check of an iterator it calls would sample what the body ran

@@ -64,6 +64,24 @@ Outer:
 	return s
 }
 
+// breaker leaves both loops from the inner body, and the inner loop alone.
+func breaker(n int) int {
+	s := 0
+Outer:
+	for b := range count(n) {
+		for c := range count(n) {
+			if b+c > 5 {
+				break Outer
+			}
+			if c == 1 {
+				break
+			}
+			s += c
+		}
+	}
+	return s
+}
+
 func main() {
 	s := 0
 	for v := range count(10) {
@@ -78,6 +96,6 @@ func main() {
 	s += firstOver(100, 50)
 	a, b := pairs(20, 42)
 	f, t := search(30, 1000)
-	s += a + b + f + t + skipper(6)
+	s += a + b + f + t + skipper(6) + breaker(8)
 	println(s)
 }
