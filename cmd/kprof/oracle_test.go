@@ -325,7 +325,7 @@ func TestExactPathsRangeFunc(t *testing.T) {
 // the iterators' entries empty (the agent then crashed on a nil function):
 // it must print what go run prints, and its profiles must parse. (Exact
 // mode with KPROF_VERIFY_PATHS still fails on this program: a known
-// problem of iterators more than 64 frames down, README "Not yet".)
+// problem of iterators more than 64 frames down, README "What is counted".)
 func TestRangeReturnDeep(t *testing.T) {
 	kprofBin := buildKprof(t)
 	dir := "../../testdata/rangereturn"
