@@ -92,22 +92,21 @@ func fromOf(s *state, depth int) int {
 func SD(self *Func, d int) {
 	s := st()
 	depth := s.Depth
+	if d >= depth {
+		S(self) // (no iterator above: nothing to put back)
+		return
+	}
 	if depth > len(s.Stack) {
 		// The iterators' entries the buffer could not hold are
 		// unknown: the sample below grows it only up to d.
 		grow(s, depth)
 	}
-	var entry uintptr
-	if d < len(s.Stack) {
-		entry = s.Stack[d]
-	}
+	entry := s.Stack[d]
 	s.Depth = d
 	S(self)
 	s.Depth = depth
-	if d < len(s.Stack) && d < depth {
-		s.Stack[d] = entry
-		s.Dirty = d + 1
-	}
+	s.Stack[d] = entry
+	s.Dirty = d + 1
 }
 
 // SL is the slow path of a check that marks no change of calling context

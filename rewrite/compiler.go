@@ -663,11 +663,11 @@ func kprofInlineIndexes(text *obj.Prog, marks map[*obj.Prog]int32) map[int32]boo
 var regallocPatches = []struct{ old, new string }{
 	{
 		old: "\t\t\t// Dump any registers which will be clobbered\n\t\t\tif s.doClobber && v.Op.IsCall() {\n",
-		new: "\t\t\tvar kprofSaved []kprofSave\n\t\t\tif kprofSlow(v) {\n\t\t\t\tkprofSaved = s.kprofSaveRegs(v)\n\t\t\t}\n\t\t\t// Dump any registers which will be clobbered\n\t\t\tif s.doClobber && v.Op.IsCall() {\n",
+		new: "\t\t\tkprofSplit := kprofSlow(v)\n\t\t\tvar kprofSaved []kprofSave\n\t\t\tif kprofSplit {\n\t\t\t\tkprofSaved = s.kprofSaveRegs(v)\n\t\t\t}\n\t\t\t// Dump any registers which will be clobbered\n\t\t\tif s.doClobber && v.Op.IsCall() {\n",
 	},
 	{
 		old: "\t\t\tb.Values = append(b.Values, v)\n\t\t\ts.dropIfUnused(v)\n\t\t}\n",
-		new: "\t\t\tb.Values = append(b.Values, v)\n\t\t\ts.dropIfUnused(v)\n\t\t\tif kprofSaved != nil {\n\t\t\t\ts.kprofRestoreRegs(v, kprofSaved)\n\t\t\t}\n\t\t}\n",
+		new: "\t\t\tb.Values = append(b.Values, v)\n\t\t\ts.dropIfUnused(v)\n\t\t\tif kprofSplit {\n\t\t\t\ts.kprofRestoreRegs(v, kprofSaved)\n\t\t\t}\n\t\t}\n",
 	},
 	{
 		old: "\t\t\tif opcodeTable[v.Op].call {\n\t\t\t\t// Function call clobbers all the registers but SP and SB.\n",
@@ -712,7 +712,7 @@ type kprofSave struct {
 // apart). (NewValue1 places a value in the block being allocated, after
 // what is there so far.)
 func (s *regAllocState) kprofSaveRegs(call *Value) []kprofSave {
-	saved := []kprofSave{}
+	var saved []kprofSave
 	var done regMask
 	for r := register(0); r < s.numRegs; r++ {
 		st := s.regs[r]

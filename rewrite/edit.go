@@ -122,7 +122,6 @@ type fileEmitter struct {
 	// evaluated, through temporaries (see emitLateFinal), with the
 	// sample naming the value.
 	lateFinal    map[*ast.ReturnStmt]string
-	inRange      map[ast.Stmt]int // the function's returns and branches inside range-over-func loop bodies (rangeFuncReturns)
 	pending      map[token.Pos]*pendingStmt
 	pendingOrder []token.Pos
 	valueCases   map[*ast.CaseClause]*valueDispatch
@@ -167,20 +166,14 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		return pre, post
 	}
 	push := !p.Leaf && !yield
-	// Returns inside range-over-func loop bodies (within this function's
-	// statements), in a function that pushes itself on entry
-	// (FuncPlan.Defers) or in a loop body, which keeps its depth at start.
-	inRange := rangeFuncReturns(p.Body, f.info)
-	f.inRange = inRange
-	rangeDepth := ""
-	switch {
-	case push:
-		rangeDepth = depthVar
-	case yield:
-		if len(inRange) > 0 {
-			rangeDepth = fmt.Sprintf("%s%d", bodyDepthVar, id)
-			f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", rangeDepth, counterAlias, rangeDepth))
-		}
+	// The final checks of returns and breaks inside range-over-func loop
+	// bodies (within this function's statements) sample with the stack
+	// cut at the depth in rangeDepth: a function's own, or a loop body's
+	// at its start (declared only if a check needs it).
+	inRange := p.RangeExits
+	rangeDepth, rangeDepthUsed := depthVar, false
+	if yield {
+		rangeDepth = fmt.Sprintf("%s%d", bodyDepthVar, id)
 	}
 	f.lateFinal = map[*ast.ReturnStmt]string{}
 	f.pending = map[token.Pos]*pendingStmt{}
@@ -206,14 +199,17 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
-		if st, ok := at.Node.(ast.Stmt); ok && inRange[st] > 0 && at.Kind == beforeStmt && rangeDepth != "" && c.post {
-			c.inRange, c.postWho = rangeDepth, self
+		if st, ok := at.Node.(ast.Stmt); ok && inRange[st] > 0 && at.Kind == beforeStmt && (push || yield) && c.post {
+			c.inRange, c.postWho, rangeDepthUsed = rangeDepth, self, true
 		}
 		if at.Kind == atFuncEntry && !yield {
 			c.entry = self
 			entryChecked = entryChecked || c.pre
 		}
 		f.emitPoint(p, at, c)
+	}
+	if yield && rangeDepthUsed {
+		f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", rangeDepth, counterAlias, rangeDepth))
 	}
 	for _, ch := range chains {
 		f.emitBranchTicks(ch)
@@ -658,7 +654,7 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 // caller, and every result is an expression of its own whose type can be
 // named at r.
 func (f *fileEmitter) lateFinalOK(p *FuncPlan, r *ast.ReturnStmt) bool {
-	if f.inRange[r] > 0 {
+	if p.RangeExits[r] > 0 {
 		return false // its check samples at a depth of its own (check.inRange)
 	}
 	res := p.Fn.Signature.Results()

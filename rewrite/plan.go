@@ -13,15 +13,19 @@ import (
 // A FuncPlan is the instrumentation of one function: where its blocks'
 // weights are charged, where checks go, and how its stack entry is kept.
 type FuncPlan struct {
-	Fn      *ssa.Function
-	Name    string // pprof-style name, e.g. "pkg.(*T).M.func1"
-	Line    int    // declaration line
-	Body    *ast.BlockStmt
-	Leaf    bool    // calls no function: pushes its identifier only when it samples
-	Defers  bool    // has defer statements: restores the stack depth in a deferred call
-	Weights []int64 // each block's weight (Weight)
-	Charged []int64 // what is charged for each block (hoistWeights)
-	Total   int64   // sum of block weights
+	Fn     *ssa.Function
+	Name   string // pprof-style name, e.g. "pkg.(*T).M.func1"
+	Line   int    // declaration line
+	Body   *ast.BlockStmt
+	Leaf   bool // calls no function: pushes its identifier only when it samples
+	Defers bool // has defer statements: restores the stack depth in a deferred call
+	// RangeExits are the return and branch statements that stand inside
+	// range-over-func loop bodies nested in Body, with the number of such
+	// loops around each (rangeFuncExits).
+	RangeExits map[ast.Stmt]int
+	Weights    []int64 // each block's weight (Weight)
+	Charged    []int64 // what is charged for each block (hoistWeights)
+	Total      int64   // sum of block weights
 
 	Charges map[Point]int64 // net amount charged at each point
 	Checks  map[Point]bool  // points with a granularity check before their charge
@@ -110,7 +114,8 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// A return inside a range-over-func loop body leaves the function only
 	// once the iterator has returned: the stack depth is restored then, in
 	// a deferred call (counter.R), not where the return stands.
-	p.Defers = hasDeferStmt(body) || hasRangeFuncReturn(body, info)
+	p.RangeExits = rangeFuncExits(body, info)
+	p.Defers = hasDeferStmt(body) || p.returnsInRange()
 	headers := loopHeaders(fn)
 
 	landed := make(map[*ssa.BasicBlock]Point)
@@ -247,7 +252,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		// continue leaves a nested range-over-func loop body is sampled
 		// there, with the stack cut at it (check.inRange), not left for
 		// the check of an iterator still on the stack.
-		for st, depth := range rangeFuncReturns(body, info) {
+		for st, depth := range p.RangeExits {
 			if br, ok := st.(*ast.BranchStmt); ok && depth > 0 {
 				if at := (Point{beforeStmt, br}); p.Charges[at] != 0 {
 					p.Final[at] = true
@@ -261,8 +266,8 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		// before the call in the name of the body's own caller. It
 		// checks in its own name before each nested range-over-func
 		// loop, as before its other calls.
-		for _, r := range rangeFuncLoops(body, info) {
-			at := Point{beforeStmt, r} // (before its label, if it has one)
+		for _, r := range c.rangeStmts("rangefunc") {
+			at := Point{beforeStmt, c.listStmt(r)} // (before its label, if it has one)
 			p.Final[at] = true
 			p.touch(at)
 		}
@@ -1127,45 +1132,10 @@ func branchesTo(loop ast.Stmt, tok token.Token, labels map[ast.Stmt]string) []*a
 	return out
 }
 
-// isRangeFunc reports whether r ranges over a function (an iterator).
-func isRangeFunc(r *ast.RangeStmt, info *types.Info) bool {
-	tv, ok := info.Types[r.X]
-	if !ok {
-		return false
-	}
-	_, ok = tv.Type.Underlying().(*types.Signature)
-	return ok
-}
-
-// rangeFuncLoops returns the range-over-func loops among body's statements
-// (not inside nested function literals or range-over-func loop bodies): the
-// labeled statement of a labeled one.
-func rangeFuncLoops(body *ast.BlockStmt, info *types.Info) []ast.Stmt {
-	var out []ast.Stmt
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.LabeledStmt:
-			if r, ok := n.Stmt.(*ast.RangeStmt); ok && isRangeFunc(r, info) {
-				out = append(out, n)
-				return false
-			}
-		case *ast.RangeStmt:
-			if isRangeFunc(n, info) {
-				out = append(out, n)
-				return false
-			}
-		}
-		return true
-	})
-	return out
-}
-
-// rangeFuncReturns returns the return and branch statements of body (not
+// rangeFuncExits returns the return and branch statements of body (not
 // nested function literals) that stand inside the body of a
 // range-over-func loop, with the number of such loops around them.
-func rangeFuncReturns(body *ast.BlockStmt, info *types.Info) map[ast.Stmt]int {
+func rangeFuncExits(body *ast.BlockStmt, info *types.Info) map[ast.Stmt]int {
 	var out map[ast.Stmt]int
 	var depth int
 	var visit func(n ast.Node) bool
@@ -1174,7 +1144,7 @@ func rangeFuncReturns(body *ast.BlockStmt, info *types.Info) map[ast.Stmt]int {
 		case *ast.FuncLit:
 			return false
 		case *ast.RangeStmt:
-			if isRangeFunc(n, info) {
+			if rangeKind(info, n) == "rangefunc" {
 				ast.Inspect(n.X, visit)
 				depth++
 				ast.Inspect(n.Body, visit)
@@ -1195,10 +1165,10 @@ func rangeFuncReturns(body *ast.BlockStmt, info *types.Info) map[ast.Stmt]int {
 	return out
 }
 
-// hasRangeFuncReturn reports whether body (not nested function literals)
-// returns from inside a range-over-func loop body.
-func hasRangeFuncReturn(body *ast.BlockStmt, info *types.Info) bool {
-	for s := range rangeFuncReturns(body, info) {
+// returnsInRange reports whether the function returns from inside a
+// range-over-func loop body.
+func (p *FuncPlan) returnsInRange() bool {
+	for s := range p.RangeExits {
 		if _, ok := s.(*ast.ReturnStmt); ok {
 			return true
 		}

@@ -25,13 +25,6 @@ import (
 	"github.com/kprof/kprof/rewrite"
 )
 
-// knownMisattributed lists, per oracle program, the functions whose own
-// instructions in exact mode differ from the oracle's, by how much (none
-// now: a return inside a range-over-func loop body used to be sampled with
-// the iterator on the stack and to restore the stack depth before the
-// iterator returned).
-var knownMisattributed = map[string]map[string]int64{}
-
 // oracleTotal runs a single-file, import-free program under
 // golang.org/x/tools/go/ssa/interp with tracing and counts, from the trace
 // alone, the instructions of every SSA block it enters — the metric's
@@ -178,15 +171,14 @@ func TestExactAgainstOracle(t *testing.T) {
 			if prof.TotalInstructions != want {
 				t.Errorf("exact total %d, oracle %d (δ %+d)", prof.TotalInstructions, want, prof.TotalInstructions-want)
 			}
-			// Each function's own instructions, exactly, but for the known
-			// misattribution below.
+			// Each function's own instructions, exactly.
 			got := map[string]int64{}
 			for _, fs := range prof.Flat() {
 				got[fs.Func.Name] = fs.Self
 			}
 			for name, n := range per {
-				if d := got[name] - n; d != knownMisattributed[filepath.Base(dir)][name] {
-					t.Errorf("%s: kprof %d instructions, oracle %d (known difference %+d)", name, got[name], n, knownMisattributed[filepath.Base(dir)][name])
+				if got[name] != n {
+					t.Errorf("%s: kprof %d instructions, oracle %d", name, got[name], n)
 				}
 			}
 			for name, n := range got {
