@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,11 +105,75 @@ func (e *editor) apply(prefix string) []byte {
 	return buf.Bytes()
 }
 
-// valueDispatch is the switch that tells which constant of a clause
-// matched.
+// valueDispatch tells which constant of a clause matched, to charge the
+// comparisons that found it: a switch on the tag, or, where the tag is an
+// integer and the clause's values lie less than 256 apart, a load from a
+// table of the charges indexed by the tag's low byte (no branch: a tag
+// that varies, such as a byte of input, made the switch's branches
+// mispredict).
 type valueDispatch struct {
-	tag   string
-	cases []string
+	tag     string
+	cases   []string
+	local   bool
+	table   bool            // the tag is an integer and every value a constant so far
+	charges map[int64]int64 // value → charge
+}
+
+// intConst adds n to charges[v] if x is an integer constant v.
+func (f *fileEmitter) intConst(x ast.Expr, charges map[int64]int64, n int64) bool {
+	tv, ok := f.info.Types[x]
+	if !ok || tv.Value == nil {
+		return false
+	}
+	v, exact := constant.Int64Val(constant.ToInt(tv.Value))
+	if exact {
+		charges[v] += n
+	}
+	return exact
+}
+
+// tableSpan is the widest range of values a dispatch table covers.
+const tableSpan = 256
+
+// stmt returns the dispatch, adding the table it needs, if any, to f.
+func (d *valueDispatch) stmt(f *fileEmitter) string {
+	if d.table {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		cmin, cmax := int64(math.MaxInt64), int64(math.MinInt64)
+		for v, n := range d.charges {
+			lo, hi = min(lo, v), max(hi, v)
+			cmin, cmax = min(cmin, n), max(cmax, n)
+		}
+		if hi-lo < tableSpan && hi-lo >= 0 && cmin >= math.MinInt32 && cmax <= math.MaxInt32 {
+			elem := "int32"
+			if cmin >= 0 && cmax <= math.MaxUint8 {
+				elem = "uint8"
+			}
+			idx := make([]int64, 0, len(d.charges))
+			for v := range d.charges {
+				idx = append(idx, v)
+			}
+			slices.Sort(idx)
+			var b strings.Builder
+			name := fmt.Sprintf("%s_%d", f.valueTable, len(f.tables))
+			fmt.Fprintf(&b, "var %s = [%d]%s{", name, tableSpan, elem)
+			for i, v := range idx {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%d: %d", uint8(v), d.charges[v])
+			}
+			b.WriteString("}")
+			f.tables = append(f.tables, b.String())
+			// Distinct values less than 256 apart differ in their low byte.
+			n := fmt.Sprintf("int64(%s[uint8(%s)])", name, d.tag)
+			if d.local {
+				return fmt.Sprintf("%s += %s; ", localVar, n)
+			}
+			return fmt.Sprintf("%s.C(%s); ", counterAlias, n)
+		}
+	}
+	return fmt.Sprintf("switch %s { %s}; ", d.tag, strings.Join(d.cases, ""))
 }
 
 // pendingStmt is a charge statement being accumulated for one spot.
@@ -135,7 +202,11 @@ type fileEmitter struct {
 	pkg     *types.Package
 	table   string   // name of the file's function table
 	entries []string // function table entries
-	approx  []string
+	// valueTable prefixes the names of the file's dispatch tables,
+	// tables their declarations (valueDispatch).
+	valueTable string
+	tables     []string
+	approx     []string
 }
 
 // funcRef returns the expression for the i'th function of the file table.
@@ -221,7 +292,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	}
 	for _, cl := range f.valueOrder {
 		d := f.valueCases[cl]
-		f.insert(cl.Colon+1, rankStmt, fmt.Sprintf("switch %s { %s}; ", d.tag, strings.Join(d.cases, "")))
+		f.insert(cl.Colon+1, rankStmt, d.stmt(f))
 	}
 	if ps := f.pending[p.Body.Lbrace+1]; yield && ps != nil {
 		// What is pending where a range-over-func body starts was run by
@@ -583,11 +654,17 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 					f.insert(vt.Switch.Tag.End(), rankBind, "; "+tagVar)
 				}
 			}
-			f.valueCases[key] = &valueDispatch{tag: tag}
+			d := &valueDispatch{tag: tag, local: p.Local, charges: map[int64]int64{}}
+			if b, ok := f.info.TypeOf(vt.Switch.Tag).Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 && b.Info()&types.IsUntyped == 0 {
+				d.table = true
+			}
+			f.valueCases[key] = d
 			f.valueOrder = append(f.valueOrder, key)
 		}
 		d := f.valueCases[key]
-		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(vt.Clause.List[vt.Index]), p.chargeStmt(n)))
+		val := vt.Clause.List[vt.Index]
+		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(val), p.chargeStmt(n)))
+		d.table = d.table && f.intConst(val, d.charges, n)
 	}
 }
 

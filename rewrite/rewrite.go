@@ -263,11 +263,12 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 			src:      in.Srcs[i],
 			filename: in.Names[i],
 		},
-		file:   file,
-		info:   in.Info,
-		pkg:    in.Pkg,
-		labels: labels,
-		table:  fmt.Sprintf("_kprofF%d", i),
+		file:       file,
+		info:       in.Info,
+		pkg:        in.Pkg,
+		labels:     labels,
+		table:      fmt.Sprintf("_kprofF%d", i),
+		valueTable: fmt.Sprintf("_kprofT%d", i),
 	}
 	ids := make(map[*ssa.Function]int)
 	var plans []*FuncPlan
@@ -309,6 +310,9 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		fmt.Fprintf(&tail, "\t%s,\n", e)
 	}
 	tail.WriteString("}\n")
+	for _, t := range em.tables {
+		fmt.Fprintf(&tail, "\n%s\n", t)
+	}
 	return append(src, tail.String()...), plans, approx
 }
 
