@@ -64,6 +64,52 @@ func grade(n int64) int64 {
 	return r
 }
 
+type tok uint16
+
+const (
+	tokA tok = 250 + iota
+	tokB
+	tokC
+	tokD
+	tokE
+	tokF
+	tokG
+	tokH
+)
+
+// lists exercises clauses that list several integer constants, whose
+// dispatch is a table (values less than 256 apart) or a switch.
+func lists(b byte, i8 int8, t tok, r rune, xs []int) int {
+	n := 0
+	switch b {
+	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '-', '+', '.', 'e', 'E':
+		n++
+	case ' ', '\t', '\n':
+		n += 2
+	}
+	switch i8 {
+	case -128, -1, 0, 127:
+		n += 3
+	case -7, 7:
+		n += 4
+	}
+	switch t {
+	case tokH, tokA, tokF, tokC: // 250..257: across a multiple of 256
+		n += 5
+	}
+	switch r {
+	case 'a', 0x10000, -3: // more than 256 apart: a switch
+		n += 6
+	case 'é', 'ü':
+		n += 7
+	}
+	switch xs[len(xs)-1] % 5 { // evaluated once
+	case 4, 3, 2:
+		n += 8
+	}
+	return n
+}
+
 func main() {
 	xs := []any{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
 	s := 0
@@ -72,6 +118,12 @@ func main() {
 	}
 	for i := int64(-1); i < 9; i++ {
 		s += int(grade(i))
+	}
+	for i := 0; i < 300; i++ {
+		s += lists(byte(i), int8(i), tokA+tok(i%10)-1, rune(i*37-3), []int{i, i / 3})
+	}
+	for _, r := range []rune{'a', 0x10000, -3, 'é', 'ü'} {
+		s += lists('E', -128, tokH, r, []int{4})
 	}
 	println(s)
 }
