@@ -182,7 +182,9 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 				charges = append(charges, x.(*ir.CallExpr))
 			}
 		}
-		if kprofLocal(x) {
+		if kprofLocal(x) && !x.(*ir.Name).InlLocal() {
+			// A small leaf that accumulates its charges uses its own
+			// variable, inlined here; its flushes fold like charges.
 			only = false
 		}
 	})
@@ -751,6 +753,103 @@ func (s *regAllocState) kprofRestoreRegs(call *Value, saved []kprofSave) {
 }
 `
 
+// branchelimPatches keep the compiler's if-conversion (branchelim.go) as
+// it decides for the plain code: the values of kprof's accumulator (_kp:
+// a charge in a branch, and its phi where the branches join) do not count
+// against its limits. Without this, a diamond whose branches charge
+// differently had one phi more than in the plain build, and a branch body
+// one value more, and lost its conditional moves (the plain build of
+// math/big's divWW turns "if r1 != 0 { qq++; r0 -= d }" into conditional
+// moves; kprof's kept a branch, which mispredicted). kprof's own diamonds,
+// a branch tick's retraced condition, become conditional moves too.
+var branchelimPatches = []struct{ old, new string }{
+	{
+		old: "\tchange := true\n\tfor change {\n\t\tchange = false\n\t\tfor _, b := range f.Blocks {\n\t\t\tchange = elimIf(f, loadAddr, b) || elimIfElse(f, loadAddr, b) || change\n",
+		new: "\tkp := kprofAccumulator(f)\n\tchange := true\n\tfor change {\n\t\tchange = false\n\t\tfor _, b := range f.Blocks {\n\t\t\tchange = elimIf(f, loadAddr, b, kp) || elimIfElse(f, loadAddr, b, kp) || change\n",
+	},
+	{
+		old: "func elimIf(f *Func, loadAddr *sparseSet, dom *Block) bool {\n",
+		new: "func elimIf(f *Func, loadAddr *sparseSet, dom *Block, kp map[ID]bool) bool {\n",
+	},
+	{
+		old: "\tif len(simple.Values) > maxfuseinsts || !canSpeculativelyExecute(simple) {\n",
+		new: "\tif len(simple.Values)-kprofIn(simple, kp) > maxfuseinsts || !canSpeculativelyExecute(simple) {\n",
+	},
+	{
+		old: "func elimIfElse(f *Func, loadAddr *sparseSet, b *Block) bool {\n",
+		new: "func elimIfElse(f *Func, loadAddr *sparseSet, b *Block, kp map[ID]bool) bool {\n",
+	},
+	{
+		old: "\tif !isLeafPlain(yes) || len(yes.Values) > 1 || !canSpeculativelyExecute(yes) {\n",
+		new: "\tif !isLeafPlain(yes) || len(yes.Values)-kprofIn(yes, kp) > 1 || !canSpeculativelyExecute(yes) {\n",
+	},
+	{
+		old: "\tif !isLeafPlain(no) || len(no.Values) > 1 || !canSpeculativelyExecute(no) {\n",
+		new: "\tif !isLeafPlain(no) || len(no.Values)-kprofIn(no, kp) > 1 || !canSpeculativelyExecute(no) {\n",
+	},
+	{
+		old: "\tif !shouldElimIfElse(no, yes, post, f.Config.arch) {\n",
+		new: "\tif !shouldElimIfElse(no, yes, post, f.Config.arch, kp) {\n",
+	},
+	{
+		old: "func shouldElimIfElse(no, yes, post *Block, arch string) bool {\n",
+		new: "func shouldElimIfElse(no, yes, post *Block, arch string, kp map[ID]bool) bool {\n",
+	},
+	{
+		old: "\t\tfor _, v := range post.Values {\n\t\t\tif v.Op == OpPhi {\n\t\t\t\t// Each phi results in CondSelect",
+		new: "\t\tfor _, v := range post.Values {\n\t\t\tif kp[v.ID] {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\tif v.Op == OpPhi {\n\t\t\t\t// Each phi results in CondSelect",
+	},
+}
+
+// branchelimCode is appended to ssa/branchelim.go.
+const branchelimCode = `
+// kprofAccumulator returns the values kprof's accumulator takes in f: those
+// assigned to a variable of its name, and the phis that join them.
+func kprofAccumulator(f *Func) map[ID]bool {
+	var kp map[ID]bool
+	for slot, vs := range f.NamedValues {
+		if slot.N == nil || slot.N.Sym() == nil || slot.N.Sym().Name != "` + localVar + `" {
+			continue
+		}
+		if kp == nil {
+			kp = make(map[ID]bool)
+		}
+		for _, v := range vs {
+			kp[v.ID] = true
+		}
+	}
+	for changed := kp != nil; changed; {
+		changed = false
+		for _, b := range f.Blocks {
+			for _, v := range b.Values {
+				if v.Op != OpPhi || kp[v.ID] {
+					continue
+				}
+				for _, a := range v.Args {
+					if kp[a.ID] {
+						kp[v.ID] = true
+						changed = true
+						break
+					}
+				}
+			}
+		}
+	}
+	return kp
+}
+
+// kprofIn returns how many of b's values are the accumulator's.
+func kprofIn(b *Block, kp map[ID]bool) int {
+	n := 0
+	for _, v := range b.Values {
+		if kp[v.ID] {
+			n++
+		}
+	}
+	return n
+}
+`
+
 // compilerPatch is one file of the compiler that kprof edits.
 type compilerPatch struct {
 	file  string // under GOROOT/src/cmd/compile/internal
@@ -776,6 +875,7 @@ var compilerPatches = []compilerPatch{
 	{"ssagen/ssa.go", ssagenPatches, ssagenCode},
 	{"inline/interleaved/interleaved.go", interleavedPatches, ""},
 	{"ssa/regalloc.go", regallocPatches, regallocCode},
+	{"ssa/branchelim.go", branchelimPatches, branchelimCode},
 }
 
 // PatchedCompiler returns the path of kprof's compiler for the toolchain

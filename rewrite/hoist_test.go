@@ -23,7 +23,7 @@ func TestHoistWeights(t *testing.T) {
 			body:  "func f(x int) int { y := 0; if x > 0 { y = x * 2 } else { y = x - 1 }; return y + 1 }",
 			moved: []string{"if.done"},
 			kept:  []string{"if.then", "if.else"},
-			local: false, // a small loop-free leaf: no check, so nowhere to flush
+			local: true, // a small loop-free leaf: it flushes where it returns
 		},
 		{
 			name:  "call in a branch",

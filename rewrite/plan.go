@@ -171,7 +171,23 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// inlining (and with it, often, stack allocation of what it returns);
 	// its instructions are sampled at the caller's next check.
 	_, small := smallLeaf(fn, p.Leaf, p.Charged, opts)
-	p.Local = !small && fn.Synthetic == "" && localOK(fn, landed, calls)
+	p.Local = fn.Synthetic == "" && localOK(fn, landed, calls)
+	if small && p.Local {
+		// A small leaf that accumulates its charges flushes them where
+		// it returns or panics. Its branches then only add to a
+		// register, which the compiler can turn into conditional moves
+		// (math/big's divWW: a subtraction from the count in memory
+		// in each branch of "if r1 != 0 { qq++; r0 -= d }" kept the
+		// branch, which mispredicted); inlined into a function that
+		// accumulates too, its sum goes to that function's variable
+		// (kprofFold).
+		for _, b := range fn.Blocks {
+			if at, ok := landed[b]; ok && terminates(b) {
+				p.Flush[at] = true
+				p.touch(at)
+			}
+		}
+	}
 	if !small {
 		need := make(map[*ssa.BasicBlock]bool)
 		cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks

@@ -180,8 +180,10 @@ func Package(in *Input, opts Options) (*Output, error) {
 }
 
 // quietFuncs returns the package's quiet functions with their longest
-// paths: small leaves (they get no check) that call nothing and cannot
-// panic. A call to one is no call for the caller's checks, flushes and
+// paths: small leaves (they get no check) that cannot panic and call
+// nothing but functions of inert packages that neither stop the goroutine
+// nor are passed a way back into instrumented code (math/bits: nlz in
+// math/big, PCG's next in math/rand/v2). A call to one is no call for the caller's checks, flushes and
 // leafness: the callee cannot sample, and its charges go to the count
 // whether or not the compiler inlines it (kprofFold then moves them to the
 // caller's accumulator).
@@ -189,7 +191,7 @@ func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 
 	quiet := make(map[*ssa.Function]int64)
 	for _, fns := range byFile {
 		for _, fn := range fns {
-			if fn.Synthetic != "" || callsOrPanics(fn) {
+			if fn.Synthetic != "" || callsOrPanics(fn, opts.Inert) {
 				continue
 			}
 			_, charged := weights(fn)
@@ -228,11 +230,14 @@ func packageFacts(byFile [][]*ssa.Function, opts Options) *funcFacts {
 	return f
 }
 
-// callsOrPanics reports whether some block of fn calls a function (not a
-// builtin) or panics.
-func callsOrPanics(fn *ssa.Function) bool {
+// callsOrPanics reports whether some block of fn panics, or calls a
+// function other than a builtin or a function of an inert package that
+// cannot stop the goroutine and is passed no value through which it could
+// call back (a panic there is a runtime error, as a division by zero in fn
+// would be).
+func callsOrPanics(fn *ssa.Function, inert func(string) bool) bool {
 	for _, b := range fn.Blocks {
-		if hasCall(b) || panics(b) {
+		if panics(b) || callsBut(b, func(c *ssa.CallCommon) bool { return inertCall(c, inert) && !mayStop(c) }) {
 			return true
 		}
 	}

@@ -172,8 +172,9 @@ func countOperand(insts []x86asm.Inst) func(x86asm.Arg) bool {
 // small leaves inlined into a function that accumulates its charges
 // (rewrite/compiler.go, kprofFold): main.sumSquares in testdata/progs/folds
 // writes the count fewer times than the same build with the stock
-// compiler, where sq's and cube's charges each write it; and both builds
-// count exactly the oracle's total. (TestExactAgainstOracle builds with
+// compiler, where sq's charges write it (the stock inliner, which costs
+// kprof's code, does not inline cube); and both builds count exactly the
+// oracle's total. (TestExactAgainstOracle builds with
 // -smallleaf 0, where no leaf is small and nothing folds.)
 func TestFoldedCharges(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
@@ -202,7 +203,7 @@ func TestFoldedCharges(t *testing.T) {
 	}
 	patched, stock := writes(), writes("-kprof.stockcompiler")
 	t.Logf("writes of the count in main.sumSquares: %d (stock compiler: %d)", patched, stock)
-	if patched > stock-2 {
+	if patched > stock-1 {
 		t.Errorf("main.sumSquares writes the count %d times, the stock compiler's build %d: the inlined leaves' charges were not folded", patched, stock)
 	}
 }
