@@ -59,6 +59,9 @@
 //     compiler keeps in a register, and flushes it into the goroutine's
 //     count before each call and wait and at each return and panic; its
 //     checks compare the count with the variable (FuncPlan.Local).
+//     kprof's compiler leaves the variable's values out of the limits of
+//     its if-conversion (branchelimPatches in compiler.go): a branch that
+//     the plain build turns into conditional moves stays one.
 //   - In such a function, the operands of && and || in the condition of
 //     an if, or of a for that no break leaves, are charged in the
 //     branches when they are cheap and pure (the last one need only have
@@ -107,14 +110,15 @@
 // enclosing loop body) whose instructions they charge (counter.SD). Leaf functions push their identifier onto the
 // reified stack only when they sample (paper §5.1); small loop-free leaf
 // functions get no check at all, so that the compiler can still inline them
-// (their debt carries over to the caller's next check). A call to a package
+// (their debt carries over to the caller's next check); they add their
+// charges to a local variable and flush it where they return or panic. A call to a package
 // that reaches no instrumented code but through the function and interface
 // values it is passed (the runtime and its dependencies, such as math/bits
 // or internal/bytealg, and the sync packages in deterministic mode:
 // Options.Inert), passing none, does not make the caller a non-leaf: no
 // sample can happen below it. Nor does a call to a quiet function of the
-// same package (quietFuncs): a small leaf that calls nothing and cannot
-// panic. Such a call also needs no check or flush before it, and what the
+// same package (quietFuncs): a small leaf that cannot panic and calls
+// nothing but inert packages that cannot stop it. Such a call also needs no check or flush before it, and what the
 // callee runs counts towards the caller's MaxPath. Neither does a call to
 // an inert package, unless it may end the goroutine or keep it waiting
 // (package runtime, the sync packages: mayStop). A function that is not a
