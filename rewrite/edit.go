@@ -452,10 +452,15 @@ func (c check) localStmt() string {
 	case c.flush && (c.pre || !c.post):
 		// Before a call or a wait: flush, then check (unless the
 		// callee checks on entry) and charge as a function that does
-		// not accumulate. (One charge of the sum, C(localVar + n),
-		// compiles to a load, a subtraction, an addition and a store:
-		// the compiler reassociates it. Preceded by DueK(localVar) for
-		// the check, it ran no faster, in more instructions: mtrt +2 %.)
+		// not accumulate. With no check between them, one charge of
+		// the sum: a load, two subtractions and a store instead of two
+		// read-modify-writes of the count (json 1.39× → 1.37×, jack
+		// 1.48× → 1.43×, pipeline 1.36× → 1.32×; 7 interleaved runs,
+		// medians). (With a check, DueK(localVar) before the sum ran no
+		// faster, in more instructions: mtrt +2 %.)
+		if !c.pre && c.n != 0 {
+			return fmt.Sprintf("%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
+		}
 		return fmt.Sprintf("%s.C(%s); %s = 0; ", counterAlias, localVar, localVar) + plain.stmt()
 	default:
 		b.WriteString(c.localCheck())
