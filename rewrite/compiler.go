@@ -804,7 +804,8 @@ var branchelimPatches = []struct{ old, new string }{
 // branchelimCode is appended to ssa/branchelim.go.
 const branchelimCode = `
 // kprofAccumulator returns the values kprof's accumulator takes in f: those
-// assigned to a variable of its name, and the phis that join them.
+// assigned to a variable of its name (constants apart), and the phis that
+// join them.
 func kprofAccumulator(f *Func) map[ID]bool {
 	var kp map[ID]bool
 	for slot, vs := range f.NamedValues {
@@ -815,7 +816,11 @@ func kprofAccumulator(f *Func) map[ID]bool {
 			kp = make(map[ID]bool)
 		}
 		for _, v := range vs {
-			kp[v.ID] = true
+			// Not a constant: the compiler shares one among all its
+			// uses, the program's included.
+			if !v.isGenericIntConst() {
+				kp[v.ID] = true
+			}
 		}
 	}
 	for changed := kp != nil; changed; {
