@@ -9,7 +9,6 @@ import (
 	"go/token"
 	"go/types"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,73 +106,67 @@ func (e *editor) apply(prefix string) []byte {
 
 // valueDispatch tells which constant of a clause matched, to charge the
 // comparisons that found it: a switch on the tag, or, where the tag is an
-// integer and the clause's values lie less than 256 apart, a load from a
-// table of the charges indexed by the tag's low byte (no branch: a tag
-// that varies, such as a byte of input, made the switch's branches
-// mispredict).
+// integer and the clause's constants lie less than 256 apart and are each
+// charged less than 256, a load from a table of the charges indexed by the
+// tag's low byte (no branch: a tag that varies, such as a byte of input,
+// made the switch's branches mispredict).
 type valueDispatch struct {
-	tag     string
-	cases   []string
-	local   bool
-	table   bool            // the tag is an integer and every value a constant so far
-	charges map[int64]int64 // value → charge
+	tag   string
+	local bool // the function accumulates its charges (FuncPlan.Local)
+	ints  bool // the tag has an integer type
+	cases []dispatchCase
 }
 
-// intConst adds n to charges[v] if x is an integer constant v.
-func (f *fileEmitter) intConst(x ast.Expr, charges map[int64]int64, n int64) bool {
-	tv, ok := f.info.Types[x]
-	if !ok || tv.Value == nil {
-		return false
-	}
-	v, exact := constant.Int64Val(constant.ToInt(tv.Value))
-	if exact {
-		charges[v] += n
-	}
-	return exact
+// dispatchCase is one constant of a clause (but the first) and what the
+// comparisons up to it cost.
+type dispatchCase struct {
+	text  string // its source
+	n     int64
+	v     int64 // its value, where isInt
+	isInt bool
 }
 
-// tableSpan is the widest range of values a dispatch table covers.
+// tableSpan bounds the range of a dispatch table's values and its charges.
 const tableSpan = 256
 
 // stmt returns the dispatch, adding the table it needs, if any, to f.
 func (d *valueDispatch) stmt(f *fileEmitter) string {
-	if d.table {
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		cmin, cmax := int64(math.MaxInt64), int64(math.MinInt64)
-		for v, n := range d.charges {
-			lo, hi = min(lo, v), max(hi, v)
-			cmin, cmax = min(cmin, n), max(cmax, n)
+	var b strings.Builder
+	if !d.tableOK() {
+		fmt.Fprintf(&b, "switch %s { ", d.tag)
+		for _, c := range d.cases {
+			fmt.Fprintf(&b, "case %s: %s", c.text, check{n: c.n, local: d.local}.stmt())
 		}
-		if hi-lo < tableSpan && hi-lo >= 0 && cmin >= math.MinInt32 && cmax <= math.MaxInt32 {
-			elem := "int32"
-			if cmin >= 0 && cmax <= math.MaxUint8 {
-				elem = "uint8"
-			}
-			idx := make([]int64, 0, len(d.charges))
-			for v := range d.charges {
-				idx = append(idx, v)
-			}
-			slices.Sort(idx)
-			var b strings.Builder
-			name := fmt.Sprintf("%s_%d", f.valueTable, len(f.tables))
-			fmt.Fprintf(&b, "var %s = [%d]%s{", name, tableSpan, elem)
-			for i, v := range idx {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "%d: %d", uint8(v), d.charges[v])
-			}
-			b.WriteString("}")
-			f.tables = append(f.tables, b.String())
-			// Distinct values less than 256 apart differ in their low byte.
-			n := fmt.Sprintf("int64(%s[uint8(%s)])", name, d.tag)
-			if d.local {
-				return fmt.Sprintf("%s += %s; ", localVar, n)
-			}
-			return fmt.Sprintf("%s.C(%s); ", counterAlias, n)
-		}
+		b.WriteString("}; ")
+		return b.String()
 	}
-	return fmt.Sprintf("switch %s { %s}; ", d.tag, strings.Join(d.cases, ""))
+	name := fmt.Sprintf("%s_%d", f.valueTable, len(f.tables))
+	fmt.Fprintf(&b, "var %s = [%d]uint8{", name, tableSpan)
+	for i, c := range d.cases {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d: %d", uint8(c.v), c.n)
+	}
+	b.WriteString("}")
+	f.tables = append(f.tables, b.String())
+	// Distinct values less than 256 apart differ in their low byte.
+	return chargeText(d.local, fmt.Sprintf("int64(%s[uint8(%s)])", name, d.tag))
+}
+
+// tableOK reports whether d's dispatch can be a table.
+func (d *valueDispatch) tableOK() bool {
+	if !d.ints {
+		return false
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, c := range d.cases {
+		if !c.isInt || c.n < 0 || c.n >= tableSpan {
+			return false
+		}
+		lo, hi = min(lo, c.v), max(hi, c.v)
+	}
+	return hi-lo >= 0 && hi-lo < tableSpan // (a difference that overflows is negative)
 }
 
 // pendingStmt is a charge statement being accumulated for one spot.
@@ -404,9 +397,18 @@ func (c check) stmt() string {
 	case c.post:
 		fmt.Fprintf(&b, "if %s.D(%d) { %s }; ", counterAlias, c.n, c.finalSample())
 	case c.n != 0:
-		fmt.Fprintf(&b, "%s.C(%d); ", counterAlias, c.n)
+		b.WriteString(chargeText(false, strconv.FormatInt(c.n, 10)))
 	}
 	return b.String()
+}
+
+// chargeText returns the statement that charges amount instructions: to the
+// accumulator in a function that keeps one (local), else to the count.
+func chargeText(local bool, amount string) string {
+	if local {
+		return fmt.Sprintf("%s += %s; ", localVar, amount)
+	}
+	return fmt.Sprintf("%s.C(%s); ", counterAlias, amount)
 }
 
 // finalSample returns the slow path of c's final check (c.post).
@@ -473,7 +475,7 @@ func (c check) localStmt() string {
 			fmt.Fprintf(&b, "if %s.D(%s + %d) { %s }; ", counterAlias, localVar, c.n, c.finalSample())
 		}
 	case c.n != 0:
-		fmt.Fprintf(&b, "%s += %d; ", localVar, c.n)
+		b.WriteString(chargeText(true, strconv.FormatInt(c.n, 10)))
 	}
 	return b.String()
 }
@@ -659,17 +661,20 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 					f.insert(vt.Switch.Tag.End(), rankBind, "; "+tagVar)
 				}
 			}
-			d := &valueDispatch{tag: tag, local: p.Local, charges: map[int64]int64{}}
+			d := &valueDispatch{tag: tag, local: p.Local}
 			if b, ok := f.info.TypeOf(vt.Switch.Tag).Underlying().(*types.Basic); ok && b.Info()&types.IsInteger != 0 && b.Info()&types.IsUntyped == 0 {
-				d.table = true
+				d.ints = true
 			}
 			f.valueCases[key] = d
 			f.valueOrder = append(f.valueOrder, key)
 		}
 		d := f.valueCases[key]
 		val := vt.Clause.List[vt.Index]
-		d.cases = append(d.cases, fmt.Sprintf("case %s: %s", f.text(val), p.chargeStmt(n)))
-		d.table = d.table && f.intConst(val, d.charges, n)
+		c := dispatchCase{text: f.text(val), n: n}
+		if tv := f.info.Types[val]; tv.Value != nil {
+			c.v, c.isInt = constant.Int64Val(constant.ToInt(tv.Value))
+		}
+		d.cases = append(d.cases, c)
 	}
 }
 

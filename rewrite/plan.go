@@ -82,14 +82,14 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	}
 	yield := fn.Synthetic == "range-over-func yield"
 	// calls reports whether b calls a function that is neither quiet
-	// nor an inert package's that returns promptly (inertCall, but
-	// runtime.Goexit, a lock's wait…: mayStop): a block whose only calls
+	// nor an inert package's that returns promptly (promptCall: not
+	// runtime.Goexit, a lock's wait…): a block whose only calls
 	// go to such functions needs no check or flush for them (they cannot
 	// sample; quiet ones leave their charges in the count, inert ones
 	// count nothing).
 	calls := func(b *ssa.BasicBlock) bool {
 		return callsBut(b, func(c *ssa.CallCommon) bool {
-			return quietCall(c, quiet) >= 0 || inertCall(c, opts.Inert) && !mayStop(c)
+			return quietCall(c, quiet) >= 0 || promptCall(c, opts.Inert)
 		})
 	}
 	// Paper §5.2 checks before calls, so that the caller's instructions
@@ -171,16 +171,18 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	// inlining (and with it, often, stack allocation of what it returns);
 	// its instructions are sampled at the caller's next check.
 	_, small := smallLeaf(fn, p.Leaf, p.Charged, opts)
-	p.Local = fn.Synthetic == "" && localOK(fn, landed, calls)
+	// (A small leaf of one block charges once, where it returns:
+	// nothing to accumulate.)
+	p.Local = fn.Synthetic == "" && localOK(fn, landed, calls) && !(small && terminates(fn.Blocks[0]))
 	if small && p.Local {
 		// A small leaf that accumulates its charges flushes them where
 		// it returns or panics. Its branches then only add to a
-		// register, which the compiler can turn into conditional moves
-		// (math/big's divWW: a subtraction from the count in memory
-		// in each branch of "if r1 != 0 { qq++; r0 -= d }" kept the
-		// branch, which mispredicted); inlined into a function that
-		// accumulates too, its sum goes to that function's variable
-		// (kprofFold).
+		// register, which kprof's compiler can turn into conditional
+		// moves (branchelimPatches; math/big's divWW: a subtraction
+		// from the count in memory in each branch of "if r1 != 0 {
+		// qq++; r0 -= d }" kept the branch, which mispredicted);
+		// inlined into a function that accumulates too, its sum goes to
+		// that function's variable (kprofFold).
 		for _, b := range fn.Blocks {
 			if at, ok := landed[b]; ok && terminates(b) {
 				p.Flush[at] = true

@@ -181,12 +181,11 @@ func Package(in *Input, opts Options) (*Output, error) {
 
 // quietFuncs returns the package's quiet functions with their longest
 // paths: small leaves (they get no check) that cannot panic and call
-// nothing but functions of inert packages that neither stop the goroutine
-// nor are passed a way back into instrumented code (math/bits: nlz in
-// math/big, PCG's next in math/rand/v2). A call to one is no call for the caller's checks, flushes and
-// leafness: the callee cannot sample, and its charges go to the count
-// whether or not the compiler inlines it (kprofFold then moves them to the
-// caller's accumulator).
+// nothing but inert functions that return promptly (promptCall; math/bits:
+// nlz in math/big, PCG's next in math/rand/v2). A call to one is no call
+// for the caller's checks, flushes and leafness: the callee cannot
+// sample, and its charges go to the count whether or not the compiler
+// inlines it (kprofFold then moves them to the caller's accumulator).
 func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 {
 	quiet := make(map[*ssa.Function]int64)
 	for _, fns := range byFile {
@@ -231,13 +230,12 @@ func packageFacts(byFile [][]*ssa.Function, opts Options) *funcFacts {
 }
 
 // callsOrPanics reports whether some block of fn panics, or calls a
-// function other than a builtin or a function of an inert package that
-// cannot stop the goroutine and is passed no value through which it could
-// call back (a panic there is a runtime error, as a division by zero in fn
-// would be).
+// function other than a builtin or one that promptCall allows (a panic
+// there is a runtime error, as a division by zero in fn would be).
 func callsOrPanics(fn *ssa.Function, inert func(string) bool) bool {
+	prompt := func(c *ssa.CallCommon) bool { return promptCall(c, inert) }
 	for _, b := range fn.Blocks {
-		if panics(b) || callsBut(b, func(c *ssa.CallCommon) bool { return inertCall(c, inert) && !mayStop(c) }) {
+		if panics(b) || callsBut(b, prompt) {
 			return true
 		}
 	}

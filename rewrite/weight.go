@@ -113,6 +113,13 @@ func inertCall(c *ssa.CallCommon, inert func(string) bool) bool {
 	return true
 }
 
+// promptCall reports whether c calls a function of an inert package
+// (inertCall) that returns promptly: not one that may stop the goroutine
+// (mayStop).
+func promptCall(c *ssa.CallCommon, inert func(string) bool) bool {
+	return inertCall(c, inert) && !mayStop(c)
+}
+
 // mayStop reports whether c may call a function of package runtime or of
 // the sync packages: one that ends the goroutine (runtime.Goexit) or waits
 // for others (a lock, a WaitGroup), where a goroutine may stay until the
