@@ -1,9 +1,11 @@
 package main
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,12 +172,13 @@ func countOperand(insts []x86asm.Inst) func(x86asm.Arg) bool {
 
 // TestFoldedCharges checks that the patched inliner folds the charges of
 // small leaves inlined into a function that accumulates its charges
-// (rewrite/compiler.go, kprofFold): main.sumSquares in testdata/progs/folds
-// writes the count fewer times than the same build with the stock
-// compiler, where sq's charges write it (the stock inliner, which costs
-// kprof's code, does not inline cube); and both builds count exactly the
-// oracle's total. (TestExactAgainstOracle builds with
-// -smallleaf 0, where no leaf is small and nothing folds.)
+// (rewrite/compiler.go, kprofFold): in main.sumSquares of
+// testdata/progs/folds no instruction inlined from sq or cube writes the
+// count, where the stock compiler's build has sq's charge write it (the
+// stock inliner, which costs kprof's code, does not inline cube), so the
+// patched build writes it fewer times; and both builds count exactly the
+// oracle's total. (TestExactAgainstOracle builds with -smallleaf 0, where
+// no leaf is small and nothing folds.)
 func TestFoldedCharges(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("amd64 only")
@@ -183,33 +186,90 @@ func TestFoldedCharges(t *testing.T) {
 	kprofBin := buildKprof(t)
 	const dir = "../../testdata/progs/folds"
 	want, _, _ := oracleTotal(t, filepath.Join(dir, "main.go"))
-	writes := func(flags ...string) int {
+	// writes returns how many instructions of main.sumSquares write the
+	// count, and how many of them come from sq or cube.
+	writes := func(flags ...string) (all, leaves int) {
 		bin := kprofBuild(t, kprofBin, dir, append([]string{"-pkgs", "main"}, flags...)...)
 		if got := runProfile(t, bin, "exact").TotalInstructions; got != want {
 			t.Errorf("kprof build %v: exact total %d, oracle %d (δ %+d)", flags, got, want, got-want)
 		}
-		insts := disassemble(t, bin, "main.sumSquares")
+		insts, addr := disassembleAt(t, bin, "main.sumSquares")
+		inlined := inlinedRanges(t, bin, "main.sq", "main.cube")
 		onCount := countOperand(insts)
-		n := 0
-		for _, in := range insts {
+		for i, in := range insts {
 			switch in.Op {
 			case x86asm.ADD, x86asm.SUB, x86asm.DEC, x86asm.INC, x86asm.MOV:
 				if onCount(in.Args[0]) {
-					n++
+					all++
+					pc := addr + uint64(offsetOf(insts, i))
+					if slices.ContainsFunc(inlined, func(r [2]uint64) bool { return r[0] <= pc && pc < r[1] }) {
+						leaves++
+					}
 				}
 			}
 		}
-		return n
+		return all, leaves
 	}
-	patched, stock := writes(), writes("-kprof.stockcompiler")
-	t.Logf("writes of the count in main.sumSquares: %d (stock compiler: %d)", patched, stock)
-	if patched > stock-1 {
-		t.Errorf("main.sumSquares writes the count %d times, the stock compiler's build %d: the inlined leaves' charges were not folded", patched, stock)
+	patched, patchedLeaves := writes()
+	stock, stockLeaves := writes("-kprof.stockcompiler")
+	t.Logf("writes of the count in main.sumSquares: %d, %d from the leaves (stock compiler: %d, %d)", patched, patchedLeaves, stock, stockLeaves)
+	if patchedLeaves != 0 || stockLeaves == 0 || patched >= stock {
+		t.Errorf("main.sumSquares writes the count %d times, %d from sq or cube; the stock compiler's build %d, %d: the inlined leaves' charges were not folded", patched, patchedLeaves, stock, stockLeaves)
 	}
+}
+
+// inlinedRanges returns the address ranges of the bodies of the named
+// functions inlined anywhere in the Go binary bin (DWARF's inlined
+// subroutines).
+func inlinedRanges(t *testing.T, bin string, names ...string) [][2]uint64 {
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := f.DWARF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][2]uint64
+	r, origin := d.Reader(), d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e == nil {
+			break
+		}
+		off, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		if e.Tag != dwarf.TagInlinedSubroutine || !ok {
+			continue
+		}
+		origin.Seek(off)
+		o, err := origin.Next()
+		if err != nil || o == nil {
+			t.Fatalf("inlined subroutine at %#x: no abstract origin: %v", e.Offset, err)
+		}
+		if name, _ := o.Val(dwarf.AttrName).(string); !slices.Contains(names, name) {
+			continue
+		}
+		rs, err := d.Ranges(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rs...)
+	}
+	return out
 }
 
 // disassemble returns the instructions of function name in the ELF binary.
 func disassemble(t *testing.T, bin, name string) []x86asm.Inst {
+	insts, _ := disassembleAt(t, bin, name)
+	return insts
+}
+
+// disassembleAt is disassemble, with the function's address.
+func disassembleAt(t *testing.T, bin, name string) ([]x86asm.Inst, uint64) {
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +303,7 @@ func disassemble(t *testing.T, bin, name string) []x86asm.Inst {
 		insts = append(insts, in)
 		code = code[in.Len:]
 	}
-	return insts
+	return insts, fn.Value
 }
 
 func offsetOf(insts []x86asm.Inst, i int) int64 {
