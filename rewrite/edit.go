@@ -457,9 +457,10 @@ func (c check) localStmt() string {
 		// not accumulate. With no check between them, one charge of
 		// the sum: a load, two subtractions and a store instead of two
 		// read-modify-writes of the count (json 1.39× → 1.37×, jack
-		// 1.48× → 1.43×, pipeline 1.36× → 1.32×; 7 interleaved runs,
-		// medians). (With a check, DueK(localVar) before the sum ran no
-		// faster, in more instructions: mtrt +2 %.)
+		// 1.48× → 1.43×, pipeline 1.36× → 1.32×: kprof of a9fc224
+		// against 8bb6d7b's, 7 interleaved runs, medians, as go run
+		// ./bench/ab takes them). (With a check, DueK(localVar) before
+		// the sum ran no faster, in more instructions: mtrt +2 %.)
 		if !c.pre && c.n != 0 {
 			return fmt.Sprintf("%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
 		}
