@@ -46,11 +46,19 @@ func kprofPut(p *Pool, x any) {
 func kprofGet(p *Pool) any {
 	c := runtime.KprofPoolCache()
 	key := unsafe.Pointer(p)
+	n := 0
+	for n < len(c) && c[n].Pool != nil {
+		n++
+	}
+	// The pool's private item, else its most recently put one.
 	at := -1
-	for i := 0; i < len(c) && c[i].Pool != nil; i++ {
+	for i := n - 1; i >= 0; i-- {
 		if c[i].Pool == key {
-			at = i
+			if at < 0 {
+				at = i
+			}
 			if c[i].Private {
+				at = i
 				break
 			}
 		}
@@ -62,8 +70,12 @@ func kprofGet(p *Pool) any {
 		return nil
 	}
 	x := c[at].X
-	copy(c[at:], c[at+1:])
-	c[len(c)-1] = runtime.KprofPoolItem{}
+	// Close the gap: the items above move down one place (usually none:
+	// a goroutine gets back what it put last).
+	if at < n-1 {
+		copy(c[at:n-1], c[at+1:n])
+	}
+	c[n-1] = runtime.KprofPoolItem{}
 	return x
 }
 `
