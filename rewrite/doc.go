@@ -125,7 +125,13 @@
 // leaf but calls on some paths only pushes its identifier where the
 // nearest block that dominates all its calls, and lies on no cycle,
 // begins, not at entry (lazyPush); its checks tell from the stack's depth
-// whether it has pushed.
+// whether it has pushed. Such a function whose paths that never push are
+// short (within SmallLeaf), loop-free and call nothing checks on entry only
+// where it pushes (FuncPlan.LateEntry): nothing it ran is in the count yet
+// there, so that check samples what its caller left pending, as an entry
+// check would; its other paths are a small leaf's (no check; their charges
+// flushed where they return, sampled at the caller's next check), and
+// only its calls that reach the push count in exact mode.
 //
 // # Deterministic mode
 //

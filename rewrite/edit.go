@@ -63,6 +63,7 @@ const (
 	rankDecl        = 50
 	rankElse        = 60 // an else clause added for branch ticks, before what follows the if
 	rankTick        = 75 // branch ticks (emitBranchTicks), before the branch's own charges
+	rankLateEntry   = 90 // a late entry check (FuncPlan.LateEntry), before the push spot's charges and flush
 	rankStmt        = 100
 	rankExit        = 150 // after a spot's charges, before a pop
 	rankRangeReturn = 160 // a return's final check in a range-over-func body, after the body's exit check
@@ -278,7 +279,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	for _, ch := range chains {
 		f.emitBranchTicks(ch)
 	}
-	if push && !entryChecked {
+	if push && !entryChecked && !p.LateEntry {
 		// Every push follows an entry check: at granularity 0 the counter
 		// relies on it (see counter.Agent's Sample).
 		f.insert(p.Body.Lbrace+1, rankStmt, check{pre: true, entry: self}.stmt())
@@ -314,6 +315,13 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		// before the first call.
 		f.insert(p.Body.Lbrace+1, rankPop, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", depthVar, counterAlias, depthVar))
 		pos, prefix := stmtSpot(p.PushAt)
+		if p.LateEntry {
+			// The entry check, where the function pushes: nothing it
+			// ran is in the count yet (it accumulates, and has not
+			// flushed), so what is pending is the caller's.
+			f.insert(pos, rankLateEntry, prefix+check{pre: true, entry: self}.stmt())
+			prefix = ""
+		}
 		f.insert(pos, rankPush, fmt.Sprintf("%s%s.PushAt(%s, %s); ", prefix, counterAlias, depthVar, self))
 		f.emitPops(p)
 	} else if push {

@@ -48,6 +48,10 @@ type FuncPlan struct {
 	PushAt   Point
 	NoPop    map[token.Pos]bool
 	NoEndPop bool
+	// LateEntry: the function's entry check moves to PushAt, before its
+	// push, and its paths that never push are small leaves' (see
+	// lateEntry).
+	LateEntry bool
 }
 
 func (p *FuncPlan) add(at Point, n int64) {
@@ -152,10 +156,11 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		pending = rest
 	}
 	pending = c.matchOperands(p, pending, landed)
+	var pushed map[*ssa.BasicBlock]bool // Lazy: the blocks after the push
 	if !p.Leaf && !yield && !p.Defers {
 		out := func(b *ssa.BasicBlock) bool { return callsOut(b, opts.Inert, quiet) }
 		if at, after, ok := lazyPush(fn, landed, out); ok {
-			p.Lazy, p.PushAt = true, at
+			p.Lazy, p.PushAt, pushed = true, at, after
 			p.NoPop, p.NoEndPop = noPops(fn, after)
 		}
 	}
@@ -191,6 +196,21 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 		}
 	}
 	if !small {
+		// What quiet callees run counts towards MaxPath.
+		pathW := append([]int64(nil), p.Charged...)
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if c, ok := instr.(*ssa.Call); ok {
+					if n := quietCall(&c.Call, quiet); n > 0 {
+						pathW[b.Index] += n
+					}
+				}
+			}
+		}
+		p.LateEntry = p.Lazy && p.Local && !facts.checked[fn] && lateEntry(fn, pushed, pathW, headers, calls, opts)
+		// unpushed reports whether b lies on a path of a late-entry
+		// function that never pushes: such a path is a small leaf's.
+		unpushed := func(b *ssa.BasicBlock) bool { return p.LateEntry && !pushed[b] }
 		need := make(map[*ssa.BasicBlock]bool)
 		cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks
 		for _, b := range fn.Blocks {
@@ -204,23 +224,12 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			// is not sampled in this function.
 			// A function that accumulates its charges locally flushes
 			// them at checks, so it checks before it may block, too.
-			if terminates(b) || callCheck || headers[b] || b.Index == 0 || p.Local && blocks(b) {
+			if terminates(b) && !unpushed(b) || callCheck || headers[b] || b.Index == 0 && !p.LateEntry || p.Local && blocks(b) {
 				need[b] = true
 			}
-			if calls(b) || blocks(b) {
+			if calls(b) || blocks(b) || terminates(b) && unpushed(b) {
 				p.Flush[landed[b]] = true
 				p.touch(landed[b])
-			}
-		}
-		// What quiet callees run counts towards MaxPath.
-		pathW := append([]int64(nil), p.Charged...)
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				if c, ok := instr.(*ssa.Call); ok {
-					if n := quietCall(&c.Call, quiet); n > 0 {
-						pathW[b.Index] += n
-					}
-				}
 			}
 		}
 		addMaxPathChecks(fn, pathW, landed, need, cut, int64(opts.MaxPath))
@@ -1628,6 +1637,72 @@ func weights(fn *ssa.Function) (w, charged []int64) {
 		w[b.Index] = Weight(b)
 	}
 	return w, hoistWeights(fn, w)
+}
+
+// lateEntry reports whether fn, which pushes itself lazily after the
+// blocks in pushed, can check on entry only where it pushes. Its other
+// paths are then a small leaf's: no check, their charges accumulated and
+// flushed where they return or panic, sampled at the caller's next check
+// (in exact mode, the caller's context), and only the calls that reach the
+// push count in exact mode. That needs those paths short (within
+// SmallLeaf, quiet callees included: pathW), loop-free, and without calls
+// or waits, so that nothing is flushed before the late entry check, which
+// then samples only what the caller left pending, in the caller's context,
+// as an entry check would. (json's scanner states, regexp's inputString.step:
+// a fast path that returns, an error path that calls.)
+func lateEntry(fn *ssa.Function, pushed map[*ssa.BasicBlock]bool, pathW []int64, headers map[*ssa.BasicBlock]bool, calls func(*ssa.BasicBlock) bool, opts *Options) bool {
+	if opts.SmallLeaf <= 0 {
+		return false
+	}
+	exits := false
+	longest := make(map[*ssa.BasicBlock]int64)
+	for _, b := range reversePostorder(fn) {
+		if pushed[b] {
+			continue
+		}
+		if headers[b] || calls(b) || blocks(b) {
+			return false
+		}
+		var in int64
+		for _, pr := range b.Preds {
+			in = max(in, longest[pr])
+		}
+		longest[b] = in + pathW[b.Index]
+		if longest[b] > int64(opts.SmallLeaf) {
+			return false
+		}
+		exits = exits || terminates(b)
+	}
+	return exits
+}
+
+// mayEnterLate reports whether fn may check on entry only where it pushes
+// (FuncPlan.LateEntry): a function that is not a leaf, some of whose exits
+// no call precedes. It over-approximates lateEntry, which needs the
+// function's plan: a function it holds for does not count as checking on
+// entry (funcFacts.checked).
+func mayEnterLate(fn *ssa.Function, out func(*ssa.BasicBlock) bool, opts *Options) bool {
+	if opts.SmallLeaf <= 0 || len(fn.Blocks) == 0 {
+		return false
+	}
+	seen := make(map[*ssa.BasicBlock]bool)
+	var reach func(b *ssa.BasicBlock) bool
+	reach = func(b *ssa.BasicBlock) bool {
+		if seen[b] || out(b) {
+			return false
+		}
+		seen[b] = true
+		if terminates(b) {
+			return true
+		}
+		for _, s := range b.Succs {
+			if reach(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return reach(fn.Blocks[0])
 }
 
 // smallLeaf reports whether fn, if a leaf, is small: loop-free, with a

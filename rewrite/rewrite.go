@@ -207,8 +207,9 @@ func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 
 type funcFacts struct {
 	quiet map[*ssa.Function]int64 // quietFuncs
 	// checked are the functions that check on entry (every instrumented
-	// function but small leaves): a call to one needs no check before it
-	// (see planFunc).
+	// function but small leaves and those that may check only where they
+	// push, mayEnterLate): a call to one needs no check before it (see
+	// planFunc).
 	checked map[*ssa.Function]bool
 }
 
@@ -221,7 +222,9 @@ func packageFacts(byFile [][]*ssa.Function, opts Options) *funcFacts {
 				continue
 			}
 			_, charged := weights(fn)
-			if _, small := smallLeaf(fn, isLeaf(fn, opts.Inert, f.quiet), charged, &opts); !small {
+			leaf := isLeaf(fn, opts.Inert, f.quiet)
+			out := func(b *ssa.BasicBlock) bool { return callsOut(b, opts.Inert, f.quiet) }
+			if _, small := smallLeaf(fn, leaf, charged, &opts); !small && (leaf || !mayEnterLate(fn, out, &opts)) {
 				f.checked[fn] = true
 			}
 		}
