@@ -116,10 +116,15 @@
 // values it is passed (the runtime and its dependencies, such as math/bits
 // or internal/bytealg, and the sync packages in deterministic mode:
 // Options.Inert), passing none, does not make the caller a non-leaf: no
-// sample can happen below it. Nor does a call to a quiet function of the
-// same package (quietFuncs): a small leaf that cannot panic and calls
-// nothing but inert packages that cannot stop it. Such a call also needs no check or flush before it, and what the
-// callee runs counts towards the caller's MaxPath. Neither does a call to
+// sample can happen below it. Nor does a call to a quiet function
+// (quietFuncs): a small leaf that cannot panic and calls nothing but inert
+// packages that cannot stop it and other quiet functions, its longest path
+// theirs included within SmallLeaf. Such a call also needs no check or
+// flush before it, and what the callee runs counts towards the caller's
+// MaxPath. The quiet functions of a package are facts its importers plan
+// with: kprof build adds them to the package's archive, where the compile
+// steps of its importers read them (facts.go; cmp.Less in the sorts of
+// package slices, strings.Compare in a comparison function). Neither does a call to
 // an inert package, unless it may end the goroutine or keep it waiting
 // (package runtime, the sync packages: mayStop). A function that is not a
 // leaf but calls on some paths only pushes its identifier where the

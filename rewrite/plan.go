@@ -232,6 +232,9 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 				p.touch(landed[b])
 			}
 		}
+		if p.Local {
+			flushIntoLoops(fn, headers, landed, p)
+		}
 		addMaxPathChecks(fn, pathW, landed, need, cut, int64(opts.MaxPath))
 		// Checks at loop headers, MaxPath checks and the checks of
 		// blocks that call are loose: in exact mode, what is pending
@@ -1637,6 +1640,87 @@ func weights(fn *ssa.Function) (w, charged []int64) {
 		w[b.Index] = Weight(b)
 	}
 	return w, hoistWeights(fn, w)
+}
+
+// flushIntoLoops makes the blocks that enter a loop that flushes the
+// accumulator (a block of the loop calls or waits) flush it too, where
+// they land at a statement. The accumulator is then zero on the loop's
+// entry as on its back edges, where the loop's flush left it so unless
+// the body charges more after it, and the compiler drops a flush of a
+// constant zero: a read-modify-write of the count per iteration for one
+// before the loop (math/big's divWVW, whose loop calls divWW, once
+// reciprocalWord before it no longer made it flush).
+func flushIntoLoops(fn *ssa.Function, headers map[*ssa.BasicBlock]bool, landed map[*ssa.BasicBlock]Point, p *FuncPlan) {
+	for h := range headers {
+		// The natural loop of h: the blocks that reach a back edge into h
+		// without passing through h.
+		loop := map[*ssa.BasicBlock]bool{h: true}
+		var stack []*ssa.BasicBlock
+		for _, pr := range h.Preds {
+			if h.Dominates(pr) && !loop[pr] {
+				loop[pr] = true
+				stack = append(stack, pr)
+			}
+		}
+		for len(stack) > 0 {
+			b := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, pr := range b.Preds {
+				if !loop[pr] {
+					loop[pr] = true
+					stack = append(stack, pr)
+				}
+			}
+		}
+		if !zeroOnBackEdges(h, loop, landed, p) {
+			continue
+		}
+		for _, pr := range h.Preds {
+			at, ok := landed[pr]
+			if !ok || loop[pr] || terminates(pr) {
+				continue
+			}
+			switch at.Kind {
+			case atFuncEntry, beforeStmt, afterStmt, atBodyStart, atFuncEnd, atBodyEnd:
+				p.Flush[at] = true
+				p.touch(at)
+			}
+		}
+	}
+}
+
+// zeroOnBackEdges reports whether the accumulator is zero on every back
+// edge of the loop of h: a block of the loop flushes it, every back edge
+// leaves from a block that one dominates, and no block after it in the
+// loop charges the accumulator again (unless it flushes too).
+func zeroOnBackEdges(h *ssa.BasicBlock, loop map[*ssa.BasicBlock]bool, landed map[*ssa.BasicBlock]Point, p *FuncPlan) bool {
+	var latches []*ssa.BasicBlock
+	for _, pr := range h.Preds {
+		if loop[pr] {
+			latches = append(latches, pr)
+		}
+	}
+next:
+	for f := range loop {
+		if at, ok := landed[f]; !ok || !p.Flush[at] {
+			continue
+		}
+		for _, l := range latches {
+			if !f.Dominates(l) {
+				continue next
+			}
+		}
+		for b := range loop {
+			if b == f || !f.Dominates(b) {
+				continue
+			}
+			if at, ok := landed[b]; ok && p.Charges[at] != 0 && !p.Flush[at] {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // lateEntry reports whether fn, which pushes itself lazily after the

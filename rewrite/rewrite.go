@@ -34,6 +34,13 @@ type Options struct {
 	// nil: every call may reach instrumented code. Not part of the build's
 	// options: it follows from the toolchain.
 	Inert func(path string) bool `json:"-"`
+	// Quiet reports whether the function named name (types.Func.FullName)
+	// of the package with import path pkg, another package, is quiet, and
+	// its longest path: the quiet facts (Output.Quiet) kprof build wrote
+	// when it compiled that package (nil: none is known). A call to a quiet
+	// function is no call for its caller (quietFuncs). Not part of the
+	// build's options: it follows from the dependencies' source.
+	Quiet func(pkg, name string) (int64, bool) `json:"-"`
 }
 
 // DefaultOptions are the options kprof build uses unless told otherwise.
@@ -59,6 +66,10 @@ type Output struct {
 	// Approx lists every place where a weight could only be charged
 	// approximately: the residual inexactness of the instrumentation.
 	Approx []string
+	// Quiet holds the package's quiet functions (quietFuncs) by full name
+	// (types.Func.FullName), with their longest paths: the facts its
+	// importers plan their calls with (Options.Quiet).
+	Quiet map[string]int64
 }
 
 // NewInfo returns a types.Info with every map go/ssa needs.
@@ -160,7 +171,12 @@ func Package(in *Input, opts Options) (*Output, error) {
 	}
 
 	facts := packageFacts(byFile, opts)
-	out := &Output{Files: make([][]byte, len(in.Files))}
+	out := &Output{Files: make([][]byte, len(in.Files)), Quiet: make(map[string]int64)}
+	for fn, n := range facts.quiet {
+		if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() == in.Pkg {
+			out.Quiet[obj.FullName()] = n
+		}
+	}
 	for i, fns := range byFile {
 		if len(fns) == 0 {
 			continue
@@ -182,24 +198,111 @@ func Package(in *Input, opts Options) (*Output, error) {
 // quietFuncs returns the package's quiet functions with their longest
 // paths: small leaves (they get no check) that cannot panic and call
 // nothing but inert functions that return promptly (promptCall; math/bits:
-// nlz in math/big, PCG's next in math/rand/v2). A call to one is no call
-// for the caller's checks, flushes and leafness: the callee cannot
+// nlz in math/big, PCG's next in math/rand/v2) and quiet functions, of the
+// package or of others (addQuietCallees: cmp.Less, which calls isNaN), with
+// the longest path, theirs included, within SmallLeaf. A call to one is no
+// call for the caller's checks, flushes and leafness: the callee cannot
 // sample, and its charges go to the count whether or not the compiler
-// inlines it (kprofFold then moves them to the caller's accumulator).
+// inlines it (kprofFold then moves them to the caller's accumulator). The
+// map also holds the quiet functions of other packages that the package
+// calls.
 func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 {
 	quiet := make(map[*ssa.Function]int64)
+	addQuietCallees(quiet, byFile, opts)
+	type candidate struct {
+		fn      *ssa.Function
+		charged []int64
+	}
+	var cands []candidate
 	for _, fns := range byFile {
 		for _, fn := range fns {
-			if fn.Synthetic != "" || callsOrPanics(fn, opts.Inert) {
+			if fn.Synthetic != "" {
 				continue
 			}
-			_, charged := weights(fn)
-			if n, small := smallLeaf(fn, true, charged, &opts); small {
-				quiet[fn] = n
+			if _, charged := weights(fn); len(loopHeaders(fn)) == 0 {
+				cands = append(cands, candidate{fn, charged})
+			}
+		}
+	}
+	// Until no function turns quiet: one that calls only quiet ones is.
+	for changed := true; changed; {
+		changed = false
+		for _, c := range cands {
+			if _, done := quiet[c.fn]; done {
+				continue
+			}
+			if n, ok := quietPath(c.fn, c.charged, quiet, opts); ok {
+				quiet[c.fn] = n
+				changed = true
 			}
 		}
 	}
 	return quiet
+}
+
+// quietPath returns the longest path of fn, the longest paths of the quiet
+// functions it calls included, and whether fn is quiet given quiet: it
+// cannot panic, calls nothing but quiet functions and inert ones that
+// return promptly, and its longest path is within SmallLeaf.
+func quietPath(fn *ssa.Function, charged []int64, quiet map[*ssa.Function]int64, opts Options) (int64, bool) {
+	w := append([]int64(nil), charged...)
+	for _, b := range fn.Blocks {
+		if panics(b) {
+			return 0, false
+		}
+		for _, instr := range b.Instrs {
+			switch instr := instr.(type) {
+			case *ssa.Call:
+				if _, builtin := instr.Call.Value.(*ssa.Builtin); builtin || promptCall(&instr.Call, opts.Inert) {
+					continue
+				}
+				n, ok := quiet[staticFunc(&instr.Call)]
+				if !ok {
+					return 0, false
+				}
+				w[b.Index] += n
+			case *ssa.Go, *ssa.Defer:
+				return 0, false
+			}
+		}
+	}
+	n := longestPath(fn, w)
+	return n, n <= int64(opts.SmallLeaf)
+}
+
+// addQuietCallees adds to quiet the functions of other packages that
+// byFile's functions call and the other packages' facts say are quiet
+// (Options.Quiet).
+func addQuietCallees(quiet map[*ssa.Function]int64, byFile [][]*ssa.Function, opts Options) {
+	if opts.Quiet == nil {
+		return
+	}
+	for _, fns := range byFile {
+		for _, fn := range fns {
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					c, ok := instr.(ssa.CallInstruction)
+					if !ok {
+						continue
+					}
+					callee := staticFunc(c.Common())
+					if callee == nil || callee.Pkg == fn.Pkg && fn.Pkg != nil {
+						continue
+					}
+					if _, done := quiet[callee]; done {
+						continue
+					}
+					obj, ok := callee.Object().(*types.Func)
+					if !ok || obj.Pkg() == nil || fn.Pkg != nil && obj.Pkg() == fn.Pkg.Pkg {
+						continue
+					}
+					if n, ok := opts.Quiet(obj.Pkg().Path(), obj.FullName()); ok {
+						quiet[callee] = n
+					}
+				}
+			}
+		}
+	}
 }
 
 // funcFacts is what planning a function needs to know about the other
@@ -230,19 +333,6 @@ func packageFacts(byFile [][]*ssa.Function, opts Options) *funcFacts {
 		}
 	}
 	return f
-}
-
-// callsOrPanics reports whether some block of fn panics, or calls a
-// function other than a builtin or one that promptCall allows (a panic
-// there is a runtime error, as a division by zero in fn would be).
-func callsOrPanics(fn *ssa.Function, inert func(string) bool) bool {
-	prompt := func(c *ssa.CallCommon) bool { return promptCall(c, inert) }
-	for _, b := range fn.Blocks {
-		if panics(b) || callsBut(b, prompt) {
-			return true
-		}
-	}
-	return false
 }
 
 func topLevel(fn *ssa.Function) *ssa.Function {

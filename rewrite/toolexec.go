@@ -94,9 +94,10 @@ func Toolexec(cfg *Config, args []string) int {
 		return 0
 	}
 	var err error
+	var after func() error // once the tool has succeeded
 	switch tool {
 	case "compile":
-		args, err = compileStep(cfg, args)
+		args, after, err = compileStep(cfg, args)
 	case "link":
 		args, err = linkStep(cfg, args)
 	}
@@ -113,6 +114,12 @@ func Toolexec(cfg *Config, args []string) int {
 		}
 		fmt.Fprintln(os.Stderr, "kprof toolexec:", err)
 		return 1
+	}
+	if after != nil {
+		if err := after(); err != nil {
+			fmt.Fprintln(os.Stderr, "kprof toolexec:", err)
+			return 1
+		}
 	}
 	return 0
 }
@@ -224,11 +231,14 @@ func MatchPattern(pattern, path string) bool {
 	return strings.HasSuffix(rest, parts[len(parts)-1])
 }
 
-func compileStep(cfg *Config, args []string) ([]string, error) {
+// compileStep returns the compiler's arguments for a compile step, and what
+// to do once the compiler has succeeded (add the package's facts to its
+// archive), if anything.
+func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 	pkgPath, _ := flagValue(args, "-p")
 	out, _ := flagValue(args, "-o")
 	if out == "" {
-		return args, nil
+		return args, nil, nil
 	}
 	first := goFiles(args)
 	files := append([]string(nil), args[first:]...)
@@ -240,7 +250,7 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 	}
 	workDir := filepath.Join(filepath.Dir(out), "kprof")
 	if err := os.MkdirAll(workDir, 0o777); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if pkgPath == CounterPath {
 		// The counter's access to the patched runtime is excluded from
@@ -250,58 +260,62 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 				files[i] = filepath.Join(filepath.Dir(f), "state_kprof.go")
 			}
 		}
-		return append(args[:first:first], files...), nil
+		return append(args[:first:first], files...), nil, nil
 	}
 	if pkgPath == "runtime" {
 		nf, err := patchRuntime(files, workDir, cfg.GoVersion, !cfg.Nondeterministic)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return append(args[:first:first], nf...), nil
+		return append(args[:first:first], nf...), nil, nil
 	}
 	importcfg, _ := flagValue(args, "-importcfg")
 	if pkgPath == "testing" {
 		nf, err := patchTesting(files, workDir, cfg.GoVersion)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		nc, err := extendImportcfg(importcfg, filepath.Join(workDir, "importcfg"), cfg.Exports, []string{CounterPath})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		args = append(args[:first:first], nf...)
 		setFlag(args, "-importcfg", nc)
-		return args, nil
+		return args, nil, nil
 	}
 	if pkgPath == "sync" && !cfg.Nondeterministic {
 		nf, err := patchSync(files, workDir, cfg.GoVersion)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		files = nf
 		args = append(args[:first:first], nf...)
 	}
 	if len(files) == 0 || !cfg.Instrumented(pkgPath) {
-		return args, nil
+		return args, nil, nil
 	}
 	lang, _ := flagValue(args, "-lang")
 	isMain := pkgPath == "main"
-	newFiles, approx, err := instrumentFiles(cfg, pkgPath, files, importcfg, lang, isMain, workDir)
+	newFiles, approx, quiet, err := instrumentFiles(cfg, pkgPath, files, importcfg, lang, isMain, workDir)
 	if err != nil {
 		// Not type-correct (or not analysable): let the compiler report
 		// on the original files.
 		if cfg.Verbose || strings.Contains(err.Error(), "internal error") {
 			fmt.Fprintf(os.Stderr, "kprof: %s not instrumented: %v\n", pkgPath, err)
 		}
-		return args, nil
+		return args, nil, nil
 	}
 	if cfg.Verbose {
 		for _, a := range approx {
 			fmt.Fprintf(os.Stderr, "kprof: approximate: %s\n", a)
 		}
 	}
+	var after func() error
+	if len(quiet) > 0 {
+		after = func() error { return appendFacts(out, quiet) }
+	}
 	if newFiles == nil {
-		return args, nil
+		return args, after, nil
 	}
 	// The instrumented files import the counter (and main the agent).
 	extra := []string{CounterPath}
@@ -310,7 +324,7 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 	}
 	nc, err := extendImportcfg(importcfg, filepath.Join(workDir, "importcfg"), cfg.Exports, extra)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	args = append(args[:first:first], newFiles...)
 	setFlag(args, "-importcfg", nc)
@@ -319,18 +333,18 @@ func compileStep(cfg *Config, args []string) ([]string, error) {
 		// (see relink).
 		data, err := json.Marshal(args)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := os.WriteFile(filepath.Join(workDir, "main-compile.json"), data, 0o666); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return args, nil
+	return args, after, nil
 }
 
 // instrumentFiles type-checks and instruments the package's files, writing
 // the changed ones to workDir. It returns the file list for the compiler.
-func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lang string, isMain bool, workDir string) (_ []string, _ []string, err error) {
+func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lang string, isMain bool, workDir string) (_ []string, _ []string, quiet map[string]int64, err error) {
 	defer func() {
 		// A bug in the instrumenter must not break the user's build: the
 		// package is compiled as it is, and the failure reported.
@@ -343,11 +357,11 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		af, err := parser.ParseFile(fset, f, src, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		in.Files = append(in.Files, af)
 		in.Srcs = append(in.Srcs, src)
@@ -355,7 +369,7 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	}
 	imp, err := newImporter(fset, importcfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	goarch := os.Getenv("GOARCH")
 	if goarch == "" {
@@ -368,14 +382,19 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	}
 	pkg, err := tc.Check(pkgPath, fset, in.Files, in.Info)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	in.Pkg = pkg
+	facts, err := newImportFacts(importcfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	opts := cfg.Options
 	opts.Inert = cfg.inert
+	opts.Quiet = facts.quiet
 	out, err := Package(in, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	result := make([]string, len(files))
 	changed := false
@@ -399,18 +418,18 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 		// directory per file (names may repeat across directories).
 		dir := filepath.Join(workDir, fmt.Sprintf("src%d", i))
 		if err := os.MkdirAll(dir, 0o777); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		nf := filepath.Join(dir, filepath.Base(f))
 		if err := os.WriteFile(nf, src, 0o666); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		result[i] = nf
 	}
 	if !changed {
-		return nil, out.Approx, nil
+		return nil, out.Approx, out.Quiet, nil
 	}
-	return result, out.Approx, nil
+	return result, out.Approx, out.Quiet, nil
 }
 
 // moveImportUp turns a trailing "import _ path" line into one placed
@@ -617,12 +636,17 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 		for _, f := range sp.GoFiles {
 			cargs = append(cargs, filepath.Join(sp.Dir, f))
 		}
-		cargs, err := compileStep(cfg, cargs)
+		cargs, after, err := compileStep(cfg, cargs)
 		if err != nil {
 			return nil, err
 		}
 		if err := runTool(cargs); err != nil {
 			return nil, fmt.Errorf("kprof: rebuilding %s: %v", sp.ImportPath, err)
+		}
+		if after != nil {
+			if err := after(); err != nil {
+				return nil, err
+			}
 		}
 		exports[sp.ImportPath] = outFile
 	}

@@ -1,0 +1,144 @@
+package rewrite
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestFactsArchive appends facts to an archive the Go toolchain made and
+// reads them back, and checks that the linker still links the archive
+// (it skips the member) and that archives without facts have none.
+func TestFactsArchive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the Go toolchain")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() { println(\"linked\") }\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	importcfg := filepath.Join(dir, "importcfg")
+	out, err := exec.Command("go", "list", "-export", "-f", "{{if .Export}}packagefile {{.ImportPath}}={{.Export}}{{end}}", "-deps", "runtime").Output()
+	if err != nil {
+		t.Fatalf("go list -export: %v", err)
+	}
+	if err := os.WriteFile(importcfg, out, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(dir, "main.a")
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("go", append([]string{"tool"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go tool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("compile", "-p", "main", "-importcfg", importcfg, "-pack", "-o", archive, src)
+	if got, err := readFacts(archive); err != nil || got != nil {
+		t.Fatalf("readFacts of an archive without facts: %v, %v; want none", got, err)
+	}
+	want := map[string]int64{"p.sq": 3, "(*p.T).Len": 2, "p.odd": 5}
+	if err := appendFacts(archive, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readFacts(archive)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("readFacts: %v, %v; want %v", got, err, want)
+	}
+	exe := filepath.Join(dir, "main")
+	run("link", "-importcfg", importcfg, "-o", exe, archive)
+	if out, err := exec.Command(exe).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("linked")) {
+		t.Fatalf("linked program: %v\n%s", err, out)
+	}
+}
+
+// TestFactsDecode checks the facts text: sorted, round trip, and what a
+// decoder must reject.
+func TestFactsDecode(t *testing.T) {
+	quiet := map[string]int64{"b.f": 1, "a.g": 20, "(a.T).M": 0}
+	text := encodeFacts(quiet)
+	if want := factsHeader + "(a.T).M 0\na.g 20\nb.f 1\n"; string(text) != want {
+		t.Errorf("encodeFacts = %q, want %q", text, want)
+	}
+	if got, err := decodeFacts(text); err != nil || !reflect.DeepEqual(got, quiet) {
+		t.Errorf("decodeFacts = %v, %v; want %v", got, err, quiet)
+	}
+	for _, bad := range []string{
+		"",
+		"kprof quiet facts 2\na.f 1\n",
+		factsHeader + "a.f\n",
+		factsHeader + "a.f x\n",
+		factsHeader + "a.f -1\n",
+		factsHeader + " 1\n",
+	} {
+		if got, err := decodeFacts([]byte(bad)); err == nil {
+			t.Errorf("decodeFacts(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
+// TestQuietAcrossPackages plans calls of another package's functions with
+// that package's facts (Options.Quiet): a call of a quiet one is no call,
+// so its caller is a leaf; a function that calls only quiet functions of
+// its own package is quiet too; and the package's own quiet functions are
+// its facts (Output.Quiet).
+func TestQuietAcrossPackages(t *testing.T) {
+	const src = `package p
+
+import "unicode/utf8"
+
+func width(rs []rune) int {
+	n := 0
+	for _, r := range rs {
+		n += utf8.RuneLen(r)
+	}
+	return n
+}
+
+func isNaN(x float64) bool { return x != x }
+
+func less(x, y float64) bool { return (isNaN(x) && !isNaN(y)) || x < y }
+
+func loop(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += i
+	}
+	return s
+}
+`
+	facts := map[string]int64{"unicode/utf8.RuneLen": 12}
+	opts := DefaultOptions
+	opts.Quiet = func(pkg, name string) (int64, bool) {
+		n, ok := facts[name]
+		return n, ok && strings.HasPrefix(name, pkg+".")
+	}
+	_, out := instrumentWith(t, "p.go", []byte(src), opts)
+	leaf := func(out *Output, name string) bool {
+		for _, p := range out.Plans {
+			if p.Name == name {
+				return p.Leaf
+			}
+		}
+		t.Fatalf("no plan for %s", name)
+		return false
+	}
+	if !leaf(out, "p.width") {
+		t.Errorf("p.width calls a quiet function of another package: want a leaf")
+	}
+	// isNaN: x != x, return. less: its longest path (call, if; call, not,
+	// if; jump; return) with isNaN's twice.
+	if want := map[string]int64{"p.isNaN": 2, "p.less": 11}; !reflect.DeepEqual(out.Quiet, want) {
+		t.Errorf("Output.Quiet = %v, want %v (quiet functions of p, less through isNaN; not loop, which loops)", out.Quiet, want)
+	}
+	// Without the facts, the call stays a call.
+	_, out = instrument(t, "p.go", []byte(src))
+	if leaf(out, "p.width") {
+		t.Errorf("p.width without facts: a leaf, want a function that calls")
+	}
+}
