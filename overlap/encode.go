@@ -78,13 +78,17 @@ func (p *Profile) encode() ([]byte, error) {
 	traverse(p.Root, func(path []*Node) error {
 		nodes++
 		if len(path) > 1 {
-			f := path[len(path)-1].Func
-			funcIndex[f] = 0
-			strIndex[f.Name] = 0
-			strIndex[f.File] = 0
+			funcIndex[path[len(path)-1].Func] = 0
 		}
 		return nil
 	}, nil)
+	// (The strings from the functions, not from every node: a tree has
+	// many more nodes than functions, and hashing strings is most of
+	// writing a big profile.)
+	for f := range funcIndex {
+		strIndex[f.Name] = 0
+		strIndex[f.File] = 0
+	}
 	strs := sortedKeys(strIndex, strings.Compare)
 	for i, s := range strs {
 		strIndex[s] = uint64(i)
