@@ -71,7 +71,12 @@ func decodeFacts(data []byte) (map[string]int64, error) {
 
 // appendFacts adds the facts member to the archive the compiler wrote.
 func appendFacts(archive string, quiet map[string]int64) error {
-	data := encodeFacts(quiet)
+	return appendMember(archive, factsMember, encodeFacts(quiet))
+}
+
+// appendMember appends a member to an archive, as the go command appends
+// a cgo package's objects.
+func appendMember(archive, name string, data []byte) error {
 	f, err := os.OpenFile(archive, os.O_RDWR, 0)
 	if err != nil {
 		return err
@@ -89,7 +94,7 @@ func appendFacts(archive string, quiet map[string]int64) error {
 	if end%2 == 1 {
 		b.WriteByte('\n') // members start at even offsets
 	}
-	fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8o%-10d`\n", factsMember, 0, 0, 0, 0o644, len(data))
+	fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8o%-10d`\n", name, 0, 0, 0, 0o644, len(data))
 	b.Write(data)
 	if len(data)%2 == 1 {
 		b.WriteByte('\n')
@@ -102,45 +107,81 @@ func appendFacts(archive string, quiet map[string]int64) error {
 
 const arMagic = "!<arch>\n"
 
-// readFacts returns the facts member of an archive, or nil if it has none.
-func readFacts(archive string) (map[string]int64, error) {
-	f, err := os.Open(archive)
+// archiveMembers calls f with the name and contents of each member of an
+// archive until f returns false. A file that is not an archive has none.
+func archiveMembers(archive string, f func(name string, data []byte) bool) error {
+	file, err := os.Open(archive)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer f.Close()
-	r := bufio.NewReader(f)
+	defer file.Close()
+	r := bufio.NewReader(file)
 	magic := make([]byte, len(arMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != arMagic {
-		return nil, nil // not an archive (a -linkobj object): no facts
+		return nil // not an archive (a -linkobj object)
 	}
 	hdr := make([]byte, 60)
 	for {
 		if _, err := io.ReadFull(r, hdr); err == io.EOF {
-			return nil, nil
+			return nil
 		} else if err != nil {
-			return nil, fmt.Errorf("%s: truncated archive", archive)
+			return fmt.Errorf("%s: truncated archive", archive)
 		}
 		name := strings.TrimRight(string(hdr[:16]), " /")
 		size, err := strconv.ParseInt(strings.TrimSpace(string(hdr[48:58])), 10, 64)
 		if err != nil || size < 0 {
-			return nil, fmt.Errorf("%s: malformed archive header", archive)
+			return fmt.Errorf("%s: malformed archive header", archive)
 		}
-		if name == factsMember {
-			data := make([]byte, size)
-			if _, err := io.ReadFull(r, data); err != nil {
-				return nil, fmt.Errorf("%s: truncated archive", archive)
-			}
-			quiet, err := decodeFacts(data)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", archive, err)
-			}
-			return quiet, nil
+		data := make([]byte, size)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return fmt.Errorf("%s: truncated archive", archive)
 		}
-		if _, err := r.Discard(int(size + size%2)); err != nil {
-			return nil, nil // the last member's padding may be missing
+		if !f(name, data) {
+			return nil
+		}
+		if size%2 == 1 {
+			if _, err := r.Discard(1); err != nil {
+				return nil // the last member's padding may be missing
+			}
 		}
 	}
+}
+
+// readFacts returns the facts member of an archive, or nil if it has none.
+func readFacts(archive string) (map[string]int64, error) {
+	var quiet map[string]int64
+	var derr error
+	err := archiveMembers(archive, func(name string, data []byte) bool {
+		if name != factsMember {
+			return true
+		}
+		quiet, derr = decodeFacts(data)
+		return false
+	})
+	if err == nil && derr != nil {
+		err = fmt.Errorf("%s: %v", archive, derr)
+	}
+	return quiet, err
+}
+
+// copyObjects appends to the archive to the members of from that are
+// neither the package's export data, nor its Go object, nor its facts: the
+// objects the go command adds for cgo and assembly, which a package
+// compiled again (relink) must carry too.
+func copyObjects(from, to string) error {
+	var err error
+	walkErr := archiveMembers(from, func(name string, data []byte) bool {
+		switch name {
+		case "__.PKGDEF", "_go_.o", factsMember:
+			return true
+		}
+		err = appendMember(to, name, data)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	return walkErr
 }
 
 // importFacts reads the facts of a compile step's imports on demand.

@@ -12,7 +12,9 @@ import (
 
 // TestFactsArchive appends facts to an archive the Go toolchain made and
 // reads them back, and checks that the linker still links the archive
-// (it skips the member) and that archives without facts have none.
+// (it skips the member), that archives without facts have none, and that
+// a package compiled again gets the other members but the facts
+// (copyObjects, for relink).
 func TestFactsArchive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Go toolchain")
@@ -46,12 +48,41 @@ func TestFactsArchive(t *testing.T) {
 	if err := appendFacts(archive, want); err != nil {
 		t.Fatal(err)
 	}
+	linked := filepath.Join(dir, "linked.a")
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(linked, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
 	got, err := readFacts(archive)
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("readFacts: %v, %v; want %v", got, err, want)
 	}
+	// A package compiled again (relink) gets the objects the go command
+	// appended (cgo's, assembly's), not the facts.
+	if err := appendMember(archive, "_x001.o", []byte("not an object")); err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(dir, "again.a")
+	run("compile", "-p", "main", "-importcfg", importcfg, "-pack", "-o", again, src)
+	if err := copyObjects(archive, again); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	archiveMembers(again, func(name string, data []byte) bool {
+		names = append(names, name)
+		if name == "_x001.o" && string(data) != "not an object" {
+			t.Errorf("copied %s: %q", name, data)
+		}
+		return true
+	})
+	if want := []string{"__.PKGDEF", "_go_.o", "_x001.o"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("members after copyObjects: %q, want %q", names, want)
+	}
 	exe := filepath.Join(dir, "main")
-	run("link", "-importcfg", importcfg, "-o", exe, archive)
+	run("link", "-importcfg", importcfg, "-o", exe, linked)
 	if out, err := exec.Command(exe).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("linked")) {
 		t.Fatalf("linked program: %v\n%s", err, out)
 	}

@@ -676,6 +676,11 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 	if err := runTool(mainArgs); err != nil {
 		return nil, fmt.Errorf("kprof: rebuilding package main: %v", err)
 	}
+	// A cgo program's C objects (and any assembly) came with the go
+	// command's archive of main, appended after its compile.
+	if err := copyObjects(mainArchive, newMain); err != nil {
+		return nil, fmt.Errorf("kprof: rebuilding package main: %v", err)
+	}
 	args[len(args)-1] = newMain
 	return exports, nil
 }
