@@ -126,35 +126,45 @@ func loopNest(fn *ssa.Function) ([][]int, bool) {
 	}
 	loops := make([][]int, n)
 	for _, h := range fn.Blocks {
-		in := make([]bool, n)
-		var work []*ssa.BasicBlock
-		for _, x := range h.Preds {
-			if h.Dominates(x) && !in[x.Index] {
-				in[x.Index] = true
-				work = append(work, x)
-			}
-		}
-		if len(work) == 0 {
-			continue
-		}
-		in[h.Index] = true
-		for len(work) > 0 {
-			x := work[len(work)-1]
-			work = work[:len(work)-1]
-			for _, p := range x.Preds {
-				if !in[p.Index] {
-					in[p.Index] = true
-					work = append(work, p)
-				}
-			}
-		}
-		for i, ok := range in {
+		for i, ok := range naturalLoop(h) {
 			if ok {
 				loops[i] = append(loops[i], h.Index)
 			}
 		}
 	}
 	return loops, true
+}
+
+// naturalLoop returns the blocks (by index) of the natural loop of h: h
+// and the blocks that reach a back edge into h without passing through h;
+// nil if no back edge enters h.
+func naturalLoop(h *ssa.BasicBlock) []bool {
+	var in []bool
+	var work []*ssa.BasicBlock
+	for _, x := range h.Preds {
+		if !h.Dominates(x) {
+			continue
+		}
+		if in == nil {
+			in = make([]bool, len(h.Parent().Blocks))
+			in[h.Index] = true
+		}
+		if !in[x.Index] {
+			in[x.Index] = true
+			work = append(work, x)
+		}
+	}
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, p := range x.Preds {
+			if !in[p.Index] {
+				in[p.Index] = true
+				work = append(work, p)
+			}
+		}
+	}
+	return in
 }
 
 // plainFlow reports whether b runs to its end and on to a successor once
