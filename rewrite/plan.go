@@ -197,16 +197,7 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	}
 	if !small {
 		// What quiet callees run counts towards MaxPath.
-		pathW := append([]int64(nil), p.Charged...)
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				if c, ok := instr.(*ssa.Call); ok {
-					if n := quietCall(&c.Call, quiet); n > 0 {
-						pathW[b.Index] += n
-					}
-				}
-			}
-		}
+		pathW := withQuietCallees(fn, p.Charged, quiet)
 		p.LateEntry = p.Lazy && p.Local && !facts.checked[fn] && lateEntry(fn, pushed, pathW, headers, calls, opts)
 		// unpushed reports whether b lies on a path of a late-entry
 		// function that never pushes: such a path is a small leaf's.
@@ -1651,33 +1642,17 @@ func weights(fn *ssa.Function) (w, charged []int64) {
 // before the loop (math/big's divWVW, whose loop calls divWW, once
 // reciprocalWord before it no longer made it flush).
 func flushIntoLoops(fn *ssa.Function, headers map[*ssa.BasicBlock]bool, landed map[*ssa.BasicBlock]Point, p *FuncPlan) {
-	for h := range headers {
-		// The natural loop of h: the blocks that reach a back edge into h
-		// without passing through h.
-		loop := map[*ssa.BasicBlock]bool{h: true}
-		var stack []*ssa.BasicBlock
-		for _, pr := range h.Preds {
-			if h.Dominates(pr) && !loop[pr] {
-				loop[pr] = true
-				stack = append(stack, pr)
-			}
+	for _, h := range fn.Blocks {
+		if !headers[h] {
+			continue
 		}
-		for len(stack) > 0 {
-			b := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, pr := range b.Preds {
-				if !loop[pr] {
-					loop[pr] = true
-					stack = append(stack, pr)
-				}
-			}
-		}
+		loop := naturalLoop(h)
 		if !zeroOnBackEdges(h, loop, landed, p) {
 			continue
 		}
 		for _, pr := range h.Preds {
 			at, ok := landed[pr]
-			if !ok || loop[pr] || terminates(pr) {
+			if !ok || loop[pr.Index] || terminates(pr) {
 				continue
 			}
 			switch at.Kind {
@@ -1693,15 +1668,20 @@ func flushIntoLoops(fn *ssa.Function, headers map[*ssa.BasicBlock]bool, landed m
 // edge of the loop of h: a block of the loop flushes it, every back edge
 // leaves from a block that one dominates, and no block after it in the
 // loop charges the accumulator again (unless it flushes too).
-func zeroOnBackEdges(h *ssa.BasicBlock, loop map[*ssa.BasicBlock]bool, landed map[*ssa.BasicBlock]Point, p *FuncPlan) bool {
-	var latches []*ssa.BasicBlock
+func zeroOnBackEdges(h *ssa.BasicBlock, loop []bool, landed map[*ssa.BasicBlock]Point, p *FuncPlan) bool {
+	var latches, blocks []*ssa.BasicBlock
 	for _, pr := range h.Preds {
-		if loop[pr] {
+		if loop[pr.Index] {
 			latches = append(latches, pr)
 		}
 	}
+	for _, b := range h.Parent().Blocks {
+		if loop[b.Index] {
+			blocks = append(blocks, b)
+		}
+	}
 next:
-	for f := range loop {
+	for _, f := range blocks {
 		if at, ok := landed[f]; !ok || !p.Flush[at] {
 			continue
 		}
@@ -1710,7 +1690,7 @@ next:
 				continue next
 			}
 		}
-		for b := range loop {
+		for _, b := range blocks {
 			if b == f || !f.Dominates(b) {
 				continue
 			}
@@ -1739,25 +1719,18 @@ func lateEntry(fn *ssa.Function, pushed map[*ssa.BasicBlock]bool, pathW []int64,
 		return false
 	}
 	exits := false
-	longest := make(map[*ssa.BasicBlock]int64)
-	for _, b := range reversePostorder(fn) {
+	w := make([]int64, len(fn.Blocks)) // the paths that never push (no block follows a pushed one)
+	for _, b := range fn.Blocks {
 		if pushed[b] {
 			continue
 		}
 		if headers[b] || calls(b) || blocks(b) {
 			return false
 		}
-		var in int64
-		for _, pr := range b.Preds {
-			in = max(in, longest[pr])
-		}
-		longest[b] = in + pathW[b.Index]
-		if longest[b] > int64(opts.SmallLeaf) {
-			return false
-		}
+		w[b.Index] = pathW[b.Index]
 		exits = exits || terminates(b)
 	}
-	return exits
+	return exits && longestPath(fn, w) <= int64(opts.SmallLeaf)
 }
 
 // mayEnterLate reports whether fn may check on entry only where it pushes

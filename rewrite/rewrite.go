@@ -245,29 +245,30 @@ func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 
 // cannot panic, calls nothing but quiet functions and inert ones that
 // return promptly, and its longest path is within SmallLeaf.
 func quietPath(fn *ssa.Function, charged []int64, quiet map[*ssa.Function]int64, opts Options) (int64, bool) {
-	w := append([]int64(nil), charged...)
 	for _, b := range fn.Blocks {
-		if panics(b) {
+		if panics(b) || callsBut(b, func(c *ssa.CallCommon) bool { return quietCall(c, quiet) >= 0 || promptCall(c, opts.Inert) }) {
 			return 0, false
 		}
+	}
+	n := longestPath(fn, withQuietCallees(fn, charged, quiet))
+	return n, n <= int64(opts.SmallLeaf)
+}
+
+// withQuietCallees returns fn's block weights with, in each block, the
+// longest paths of the quiet functions it calls: what runs there without a
+// check of fn's own.
+func withQuietCallees(fn *ssa.Function, charged []int64, quiet map[*ssa.Function]int64) []int64 {
+	w := append([]int64(nil), charged...)
+	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
-			switch instr := instr.(type) {
-			case *ssa.Call:
-				if _, builtin := instr.Call.Value.(*ssa.Builtin); builtin || promptCall(&instr.Call, opts.Inert) {
-					continue
+			if c, ok := instr.(*ssa.Call); ok {
+				if n := quietCall(&c.Call, quiet); n > 0 {
+					w[b.Index] += n
 				}
-				n, ok := quiet[staticFunc(&instr.Call)]
-				if !ok {
-					return 0, false
-				}
-				w[b.Index] += n
-			case *ssa.Go, *ssa.Defer:
-				return 0, false
 			}
 		}
 	}
-	n := longestPath(fn, w)
-	return n, n <= int64(opts.SmallLeaf)
+	return w
 }
 
 // addQuietCallees adds to quiet the functions of other packages that
@@ -281,23 +282,18 @@ func addQuietCallees(quiet map[*ssa.Function]int64, byFile [][]*ssa.Function, op
 		for _, fn := range fns {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
-					c, ok := instr.(ssa.CallInstruction)
+					c, ok := instr.(*ssa.Call)
 					if !ok {
 						continue
 					}
-					callee := staticFunc(c.Common())
-					if callee == nil || callee.Pkg == fn.Pkg && fn.Pkg != nil {
+					callee := staticFunc(&c.Call)
+					if _, done := quiet[callee]; callee == nil || done || callee.Pkg == fn.Pkg {
 						continue
 					}
-					if _, done := quiet[callee]; done {
-						continue
-					}
-					obj, ok := callee.Object().(*types.Func)
-					if !ok || obj.Pkg() == nil || fn.Pkg != nil && obj.Pkg() == fn.Pkg.Pkg {
-						continue
-					}
-					if n, ok := opts.Quiet(obj.Pkg().Path(), obj.FullName()); ok {
-						quiet[callee] = n
+					if obj, ok := callee.Object().(*types.Func); ok && obj.Pkg() != nil {
+						if n, ok := opts.Quiet(obj.Pkg().Path(), obj.FullName()); ok {
+							quiet[callee] = n
+						}
 					}
 				}
 			}
