@@ -27,16 +27,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/kprof/kprof/agent"
 	"github.com/kprof/kprof/overlap"
 )
-
-// exiting is set when the program ends (agent.AtExit), not on a signal,
-// after which a program that handles the signal itself goes on.
-var exiting atomic.Bool
 
 func init() {
 	set, out, err := settings(os.Getenv)
@@ -54,14 +49,17 @@ func init() {
 		agent.SetRecorder(benchRecorder{a, dir})
 	}
 	var once sync.Once
-	write := func() {
+	// exiting: the program ends (agent.AtExit); after a signal, a program
+	// that handles it itself goes on.
+	write := func(exiting bool) {
 		once.Do(func() {
-			if exiting.Load() {
+			if exiting {
 				// The program is ending: a collection while the profile
 				// is built would mark all of the program's heap for the
-				// few megabytes the profile takes (a fifth of the extra
-				// instructions of a sampled run of bench/workloads/javac
-				// -n 1). A memory limit the program set still holds.
+				// few megabytes the profile takes (36 % of the instructions
+				// a sampled run of bench/workloads/javac -n 1 ran beyond
+				// KPROF_MODE=off's). A memory limit the program set still
+				// holds.
 				debug.SetGCPercent(-1)
 			}
 			a.FlushRunning()
@@ -71,14 +69,14 @@ func init() {
 			}
 		})
 	}
-	agent.AtExit(func() { exiting.Store(true); write() })
+	agent.AtExit(func() { write(true) })
 	// SIGINT and SIGTERM: write the profile, then let the signal have its
 	// usual effect.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		sig := <-sigs
-		agent.Suspend(write)
+		agent.Suspend(func() { write(false) })
 		signal.Reset(sig)
 		if p, err := os.FindProcess(os.Getpid()); err == nil {
 			p.Signal(sig)

@@ -1,7 +1,8 @@
 // Command ab compares kprof builds by wall-clock time: it builds each
 // workload of bench/workloads with go build and with each given kprof
 // binary, then runs them interleaved — each round runs every build once —
-// and prints the medians and their ratios to the plain build's. Whole runs
+// and prints the medians, their ratios to the plain build's and, over
+// several workloads, each build's geometric mean of them. Whole runs
 // of the evaluation harness on a shared machine differ by a few hundredths;
 // interleaving puts the builds being compared under the same load.
 //
@@ -20,6 +21,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 type build struct{ name, kprof string }
@@ -96,12 +99,21 @@ func main() {
 			}
 		}
 	}
+	ratios := make([][]float64, len(builds))
 	for _, w := range workloads {
 		plain := median(times[w+".plain"])
 		fmt.Printf("%s: plain %.2f s", w, plain)
-		for _, b := range builds[1:] {
+		for i, b := range builds[1:] {
 			m := median(times[w+"."+b.name])
 			fmt.Printf(", %s %.2f s (%.3f×)", b.name, m, m/plain)
+			ratios[i] = append(ratios[i], m/plain)
+		}
+		fmt.Println()
+	}
+	if len(workloads) > 1 {
+		fmt.Print("geo. mean")
+		for i, b := range builds[1:] {
+			fmt.Printf(", %s %.3f×", b.name, stat.GeometricMean(ratios[i], nil))
 		}
 		fmt.Println()
 	}

@@ -222,11 +222,7 @@ func TestFoldedCharges(t *testing.T) {
 // functions inlined anywhere in the Go binary bin (DWARF's inlined
 // subroutines).
 func inlinedRanges(t *testing.T, bin string, names ...string) [][2]uint64 {
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openELF(t, bin)
 	d, err := f.DWARF()
 	if err != nil {
 		t.Fatal(err)
@@ -262,6 +258,17 @@ func inlinedRanges(t *testing.T, bin string, names ...string) [][2]uint64 {
 	return out
 }
 
+// openELF opens the ELF binary bin for the rest of the test.
+func openELF(t *testing.T, bin string) *elf.File {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 // disassemble returns the instructions of function name in the ELF binary.
 func disassemble(t *testing.T, bin, name string) []x86asm.Inst {
 	insts, _ := disassembleAt(t, bin, name)
@@ -270,11 +277,7 @@ func disassemble(t *testing.T, bin, name string) []x86asm.Inst {
 
 // disassembleAt is disassemble, with the function's address.
 func disassembleAt(t *testing.T, bin, name string) ([]x86asm.Inst, uint64) {
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openELF(t, bin)
 	syms, err := f.Symbols()
 	if err != nil {
 		t.Fatal(err)
