@@ -71,13 +71,15 @@ func TestFactsArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	archiveMembers(again, func(name string, data []byte) bool {
+	if err := archiveMembers(again, func(name string, data []byte) bool {
 		names = append(names, name)
 		if name == "_x001.o" && string(data) != "not an object" {
 			t.Errorf("copied %s: %q", name, data)
 		}
 		return true
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if want := []string{"__.PKGDEF", "_go_.o", "_x001.o"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("members after copyObjects: %q, want %q", names, want)
 	}
