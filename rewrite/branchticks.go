@@ -14,9 +14,11 @@ import (
 // The operands of && and || are blocks of their own, charged by a tick in
 // the expression (counter.T): a subtraction from the goroutine's count,
 // even in a function that accumulates its charges in a register, since an
-// expression cannot add to a local variable (see check.tick). Consecutive
-// subtractions from the count wait on each other, so a tick in a hot
-// condition costs far more than its one instruction.
+// expression cannot add to a local variable (see check.tick) — unless
+// kprof's compiler moves it there (KprofFoldLate), which it cannot do
+// when a call follows in the same block. Consecutive subtractions from
+// the count wait on each other, so a tick in a hot condition costs far
+// more than its one instruction.
 //
 // For an if statement whose condition combines operands with && and ||,
 // in a function that accumulates its charges, the branches know which

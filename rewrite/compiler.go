@@ -131,22 +131,23 @@ func kprofScan(fn *ir.Func) bool {
 }
 
 // kprofFold notes the calls of package counter that kprof's late fold
-// needs (kprofFoldLate), and records a fold candidate: an inlined body
-// that only charges (a small leaf: no check, no push), in callerfn's own
-// code (parent, the call's inline tree index, is -1), whose charges could
-// go from the goroutine's count to callerfn's accumulator, where
-// callerfn's next check or flush takes them, as it took them from the
-// count. A call evaluated after callerfn's last flush keeps its charges in
-// the count.
+// needs (KprofFoldLate), and records fold candidates: an inlined call in
+// callerfn's own code (parent, the call's inline tree index, is -1) —
+// a tick (counter.T) or a body that may only charge (a small leaf: no
+// check, no push) — whose charges could go from the goroutine's count to
+// callerfn's accumulator, where callerfn's next check or flush takes
+// them, as it took them from the count. A call evaluated after callerfn's
+// last flush keeps its charges in the count.
 func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, parent int) {
-	if name, ok := kprofCallee(call); ok {
-		if kprofCharge[call] {
-			kprofInlined[call] = res
-		}
+	name, counter := kprofCallee(call)
+	if counter {
+		kprofCounterInl[res] = call
 		if (name == "C" || name == "D") && len(call.Args) > 0 && ir.Any(call.Args[0], kprofLocal) {
 			kprofFlushed[res] = true
 		}
-		return
+		if name != "T" || len(res.ReturnVars) != 1 {
+			return
+		}
 	}
 	if parent >= 0 {
 		// Inside an inlined body, whose returns are assignments and
@@ -154,8 +155,17 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 		// visible (a leaf's results are not wrapped in Of).
 		return
 	}
+	if kp := kprofAccumulator(callerfn, call); kp != nil {
+		kprofCands = append(kprofCands, kprofCand{callerfn, res, kp})
+	}
+}
+
+// kprofAccumulator returns fn's accumulator, if fn has one and call, in
+// fn's own code, is evaluated before fn's last flush (not in a return
+// statement's results or a panic's argument: kprofScan).
+func kprofAccumulator(fn *ir.Func, call ir.Node) *ir.Name {
 	var kp *ir.Name
-	for _, d := range callerfn.Dcl {
+	for _, d := range fn.Dcl {
 		if d.Class == ir.PAUTO && kprofLocal(d) && !d.InlLocal() && !d.InlFormal() {
 			kp = d
 			break
@@ -163,76 +173,65 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	}
 	// A user's variable of that name in code kprof did not instrument
 	// (-pkgs) is left alone.
-	if kp == nil || kp.Type().Kind() != types.TINT64 || !kprofScan(callerfn) || kprofLate[call] {
-		return
+	if kp == nil || kp.Type().Kind() != types.TINT64 || !kprofScan(fn) || kprofLate[call] {
+		return nil
 	}
-	// Only a body that returns normally: one that panics (or calls what
-	// might not return) would leave its charges in an accumulator that
-	// the unwinding frame never flushes.
-	only := true
-	var charges []*ir.CallExpr
-	ir.VisitList(res.Body, func(x ir.Node) {
-		switch x.Op() {
-		case ir.OPANIC, ir.OCALLINTER, ir.OCALLMETH, ir.OGO, ir.ODEFER:
-			only = false
-		case ir.OCALLFUNC:
-			if name, ok := kprofCallee(x); !ok || name != "C" {
-				only = false
-			} else {
-				charges = append(charges, x.(*ir.CallExpr))
-			}
-		}
-		if kprofLocal(x) && !x.(*ir.Name).InlLocal() {
-			// A small leaf that accumulates its charges uses its own
-			// variable, inlined here; its flushes fold like charges.
-			only = false
-		}
-	})
-	if !only || len(charges) == 0 {
-		return
-	}
-	for _, c := range charges {
-		kprofCharge[c] = true
-	}
-	kprofCands = append(kprofCands, kprofCand{callerfn, res, kp, charges})
+	return kp
 }
 
-// A kprofCand is a fold candidate (see kprofFold): the inlined body res
-// in fn, fn's accumulator kp, and the body's charges (calls of counter.C).
+// A kprofCand is a fold candidate (see kprofFold): the inlined call res
+// in fn, and fn's accumulator kp.
 type kprofCand struct {
-	fn      *ir.Func
-	res     *ir.InlinedCallExpr
-	kp      *ir.Name
-	charges []*ir.CallExpr
+	fn  *ir.Func
+	res *ir.InlinedCallExpr
+	kp  *ir.Name
 }
 
 var (
-	kprofCands   []kprofCand
-	kprofCharge  = map[*ir.CallExpr]bool{}                    // the charges of candidates
-	kprofInlined = map[*ir.CallExpr]*ir.InlinedCallExpr{}     // what such a charge was inlined as
-	kprofFlushed = map[*ir.InlinedCallExpr]bool{}             // inlined flushes: counter.C(_kp), counter.D(_kp + n)
+	kprofCands      []kprofCand
+	kprofCounterInl = map[*ir.InlinedCallExpr]*ir.CallExpr{} // inlined calls of package counter: the call
+	kprofFlushed    = map[*ir.InlinedCallExpr]bool{}         // inlined flushes: counter.C(_kp), counter.D(_kp + n)
 )
 
 // KprofFoldLate folds the candidates that no call may follow before their
 // function's next flush (kprofCallsAfter), once the inliner is done with
 // the package, so that what follows each is known: a call left is a call.
-// (Folded there, a leaf's charges would be lost when that call panics and
-// the panic unwinds the function, or calls runtime.Goexit or os.Exit.)
+// (Folded there, the charges would be lost when that call panics and the
+// panic unwinds the function, or calls runtime.Goexit or os.Exit.) A
+// tick becomes "_kp += n; true"; a leaf's body folds when, its own
+// inlined callees included, it only charges (counter.C, ticks) and
+// returns normally — one that panics (or calls what might not return)
+// would leave its charges in an accumulator that the unwinding frame
+// never flushes.
 func KprofFoldLate() {
 	for _, c := range kprofCands {
 		if kprofCallsAfter(c.fn, c.res) {
 			continue
 		}
+		var charges, ticks []*ir.InlinedCallExpr
+		if call, ok := kprofCounterInl[c.res]; ok && call != nil {
+			ticks = append(ticks, c.res)
+		} else if !kprofOnlyCharges(c.res.Body, &charges, &ticks) || len(charges)+len(ticks) == 0 {
+			continue
+		}
 		to := map[ir.Node]ir.Node{}
-		for _, ch := range c.charges {
+		for _, r := range charges {
 			// counter.C(n int64): the accumulator is an int64 too.
-			as := ir.NewAssignOpStmt(ch.Pos(), ir.OADD, c.kp, ch.Args[0])
+			as := ir.NewAssignOpStmt(r.Pos(), ir.OADD, c.kp, kprofCounterInl[r].Args[0])
 			as.SetTypecheck(1)
-			if r, ok := kprofInlined[ch]; ok {
-				to[r] = as
-			} else {
-				to[ch] = as
-			}
+			to[r] = as
+		}
+		for _, r := range ticks {
+			// counter.T(n) is "count -= n; return true".
+			as := ir.NewAssignOpStmt(r.Pos(), ir.OADD, c.kp, kprofCounterInl[r].Args[0])
+			as.SetTypecheck(1)
+			rv := r.ReturnVars[0]
+			ret := ir.NewAssignStmt(r.Pos(), rv, ir.NewBasicLit(r.Pos(), rv.Type(), constant.MakeBool(true)))
+			ret.SetTypecheck(1)
+			r.Body = ir.Nodes{as, ret}
+		}
+		if len(to) == 0 {
+			continue
 		}
 		var edit func(ir.Node) ir.Node
 		edit = func(x ir.Node) ir.Node {
@@ -245,9 +244,52 @@ func KprofFoldLate() {
 		ir.EditChildren(c.res, edit)
 	}
 	kprofCands = nil
-	clear(kprofCharge)
-	clear(kprofInlined)
+	clear(kprofCounterInl)
 	clear(kprofFlushed)
+}
+
+// kprofOnlyCharges reports whether body, once inlining is done, only
+// charges and returns normally: it calls nothing but package counter's C
+// and T, inlined (which it adds to charges and ticks), and functions
+// inlined into it whose bodies do the same; it neither panics nor starts
+// or defers a function; and it does not use the caller's accumulator. A
+// small leaf that accumulates its charges uses its own variable, inlined
+// here (InlLocal); its flushes, counter.C(_kp), fold like charges.
+func kprofOnlyCharges(body ir.Nodes, charges, ticks *[]*ir.InlinedCallExpr) bool {
+	ok := true
+	var visit func(x ir.Node) bool
+	visit = func(x ir.Node) bool {
+		switch x.Op() {
+		case ir.OINLCALL:
+			r := x.(*ir.InlinedCallExpr)
+			if call, counter := kprofCounterInl[r]; counter {
+				switch name, _ := kprofCallee(call); {
+				case name == "C" && len(call.Args) == 1:
+					*charges = append(*charges, r)
+				case name == "T" && len(call.Args) == 1 && len(r.ReturnVars) == 1:
+					*ticks = append(*ticks, r)
+				default:
+					ok = false
+				}
+				return !ok // what the counter's body does is known
+			}
+		case ir.OPANIC, ir.OCALLFUNC, ir.OCALLINTER, ir.OCALLMETH, ir.OGO, ir.ODEFER:
+			ok = false
+			return true
+		case ir.ONAME:
+			if kprofLocal(x) && !x.(*ir.Name).InlLocal() {
+				ok = false
+				return true
+			}
+		}
+		return ir.DoChildren(x, visit)
+	}
+	for _, x := range body {
+		if visit(x) {
+			break
+		}
+	}
+	return ok
 }
 
 // kprofNodes returns the number of nodes of fn's body that kprof
@@ -875,12 +917,50 @@ var interleavedPatches = []struct{ old, new string }{
 	},
 }
 
+// fuseComparisonsPatches mend a miscompile of Go 1.26's fuseComparisons
+// (ssa/fuse_comparisons.go), which turns "if x || y" into "if x | y" when
+// y's block can run speculatively, and so removes the edge from x's block
+// to the successor both share, with its arguments of that successor's
+// phis: when the phis took another value from x's block than from y's,
+// every path then takes y's. Since Go 1.26 lets inlining markers run
+// speculatively (go.dev/issue/74915), a function inlined into y that
+// assigns a variable of the caller reaches this — stock Go 1.26.8
+// compiles
+//
+//	x := i > 2 || (func() bool { n += 2; return true }() && i < -3)
+//	if x { … }
+//
+// in a loop so that n += 2 runs whether or not i > 2 — and so do kprof's
+// ticks folded into the accumulator (KprofFoldLate). The patch fuses only
+// when the shared successor's phis agree on the two edges.
+var fuseComparisonsPatches = []struct{ old, new string }{
+	{
+		old: "\t\t// Logically combine the control values for p and b.\n",
+		new: "\t\tif !kprofPhisAgree(p.Succs[i], b.Succs[i]) {\n\t\t\treturn false\n\t\t}\n\n\t\t// Logically combine the control values for p and b.\n",
+	},
+}
+
+// fuseComparisonsCode is appended to ssa/fuse_comparisons.go.
+const fuseComparisonsCode = `
+// kprofPhisAgree reports whether the phis of the block that edges e1 and
+// e2 enter take the same value along both.
+func kprofPhisAgree(e1, e2 Edge) bool {
+	for _, v := range e1.b.Values {
+		if v.Op == OpPhi && v.Args[e1.i] != v.Args[e2.i] {
+			return false
+		}
+	}
+	return true
+}
+`
+
 var compilerPatches = []compilerPatch{
 	{"inline/inl.go", inlinerPatches, inlinerCode},
 	{"ssagen/ssa.go", ssagenPatches, ssagenCode},
 	{"inline/interleaved/interleaved.go", interleavedPatches, ""},
 	{"ssa/regalloc.go", regallocPatches, regallocCode},
 	{"ssa/branchelim.go", branchelimPatches, branchelimCode},
+	{"ssa/fuse_comparisons.go", fuseComparisonsPatches, fuseComparisonsCode},
 }
 
 // PatchedCompiler returns the path of kprof's compiler for the toolchain

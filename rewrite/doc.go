@@ -69,10 +69,13 @@
 //     and adds the weights of the operands that ran to the variable,
 //     evaluating an operand again only where the outcome does not tell
 //     (branchticks.go). Elsewhere an operand is charged by a tick in the
-//     expression, a subtraction from the count.
+//     expression (counter.T), a subtraction from the count, which kprof's
+//     compiler turns into an addition to the variable on the same terms
+//     as a leaf's charges (next item).
 //   - When kprof's compiler inlines a small leaf (one with no check, see
 //     below) into such a function's own code (not into a body inlined
-//     there), the leaf's charges go to the caller's
+//     there), the leaf's charges — its ticks and those of the leaves
+//     inlined into it included — go to the caller's
 //     variable instead of the count (kprofFold and KprofFoldLate in
 //     compiler.go): the caller's next check or flush takes them, as it
 //     would have taken them from the count, so attribution is unchanged.

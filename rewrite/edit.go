@@ -503,10 +503,10 @@ func (c check) localCheck() string {
 
 // tick returns a boolean expression that checks (if c.pre), charges and
 // is true. (It charges the count even in a function that accumulates its
-// charges locally: Go 1.26's compiler can run the side effect of a
-// function literal called in an || operand, once inlined, whether or not
-// the operand is evaluated, so the accumulator is not reached from an
-// expression.)
+// charges locally: an expression cannot add to a local variable but
+// through a function literal, which the inliner may not inline. kprof's
+// compiler moves a tick's charge to the accumulator where that is exact:
+// KprofFoldLate.)
 func (c check) tick() string {
 	if c.pre && c.depth != "" && c.preWho != "nil" {
 		if c.loose {

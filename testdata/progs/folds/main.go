@@ -120,9 +120,10 @@ func boom(x int) (r int) {
 func below(i int) bool { return i < -3 }
 
 // orLeaf calls a small leaf in the right operand of ||: its charges fold
-// into orLeaf's accumulator only when the operand is evaluated. (Go 1.26
-// runs the side effect of a function literal inlined there whether or not
-// the operand is evaluated, when the result then decides a branch.)
+// into orLeaf's accumulator only when the operand is evaluated. (Go
+// 1.26's stock compiler runs an assignment inlined there whether or not
+// the operand is evaluated, when the result then decides a branch:
+// testdata/fusephi.)
 //
 //go:noinline
 func orLeaf(xs []int) int {
