@@ -36,7 +36,7 @@ func BenchmarkSample(b *testing.B) {
 						s = stackB
 					}
 					if !cached {
-						g.path = g.path[:0]
+						g.cut(0)
 					}
 					a.Sample(s, 0, 1)
 				}

@@ -81,9 +81,12 @@ type gstate struct {
 	verify bool // Settings.VerifyPaths
 	root   node
 	path   []*node // path cache (paper Fig. 9): path[i] is the node of stack[:i+1]
-	rng    uint64
-	total  int64 // instructions this goroutine ran, exactly
-	nsamp  int64
+	// fns[i] is path[i].fn: a sample compares its stack with the cached
+	// path here, without loading the nodes.
+	fns   []*Func
+	rng   uint64
+	total int64 // instructions this goroutine ran, exactly
+	nsamp int64
 	// rtotal and rsamp count what was recorded (Record).
 	rtotal, rsamp int64
 	nodes         arena
@@ -188,6 +191,7 @@ func (a *CCT) local() *gstate {
 		g.rng = a.set.Seed | 1
 		g.verify = a.set.VerifyPaths
 		g.path = unsafe.Slice((**node)(counter.Alloc(maxPath*unsafe.Sizeof((*node)(nil)))), maxPath)[:0]
+		g.fns = unsafe.Slice((**Func)(counter.Alloc(maxPath*unsafe.Sizeof((*Func)(nil)))), maxPath)[:0]
 		g.kids = unsafe.Slice((**node)(counter.Alloc(1<<kidsBits*unsafe.Sizeof((*node)(nil)))), 1<<kidsBits)
 		*p = unsafe.Pointer(g)
 		a.mu.Lock()
@@ -278,7 +282,7 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 			parent = g.walk(stack, from)
 		}
 	} else {
-		g.path = g.path[:0] // the next sample's from is against this stack
+		g.cut(0) // the next sample's from is against this stack
 	}
 	if n > 0 {
 		cur := parent
@@ -296,8 +300,8 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		c = g.miss(parent, callee, h)
 	}
 	// The callee pushes itself next: its node is the next sample's.
-	if len(g.path) == len(stack) && len(g.path) < cap(g.path) {
-		g.path = append(g.path, c)
+	if len(g.path) == len(stack) {
+		g.extend(c)
 	}
 	c.calls++
 	if rec {
@@ -327,38 +331,75 @@ func (g *gstate) cached(stack []*Func, from int) *node {
 	if k == 0 || k > len(g.path) || g.verify {
 		return nil
 	}
-	if k <= from || k == from+1 && g.path[k-1].fn == stack[k-1] {
-		g.path = g.path[:k]
+	if k <= from || k == from+1 && g.fns[k-1] == stack[k-1] {
+		g.cut(k)
 		return g.path[k-1]
 	}
 	return nil
 }
 
+// cut keeps the first k entries of the path cache.
+func (g *gstate) cut(k int) {
+	g.path = g.path[:k]
+	g.fns = g.fns[:k]
+}
+
+// extend appends n to the path cache, if it has room.
+func (g *gstate) extend(n *node) {
+	if len(g.path) < cap(g.path) {
+		g.path = append(g.path, n)
+		g.fns = g.fns[:len(g.path)]
+		g.fns[len(g.path)-1] = n.fn
+	}
+}
+
 // walk is context's general case.
 func (g *gstate) walk(stack []*Func, from int) *node {
 	// stack[:from] is the previous sample's: its cached path holds.
-	i := min(from, len(g.path), len(stack))
+	fns := g.fns
+	if len(fns) > len(stack) {
+		fns = fns[:len(stack)]
+	}
+	i := 0
+	if from > 0 {
+		i = min(from, len(fns))
+	}
 	if g.verify {
 		for j := range i {
-			if g.path[j].fn != stack[j] {
-				panic(fmt.Sprintf("kprof: agent: stack entry %d is %s, the cached path has %s (from %d)", j, stack[j].Name, g.path[j].fn.Name, from))
+			if fns[j] != stack[j] {
+				panic(fmt.Sprintf("kprof: agent: stack entry %d is %s, the cached path has %s (from %d)", j, stack[j].Name, fns[j].Name, from))
 			}
 		}
 	}
-	for i < len(stack) && i < len(g.path) && g.path[i].fn == stack[i] {
+	// Both of the same length: no bounds checks in the loop.
+	for st := stack[:len(fns)]; i < len(fns) && fns[i] == st[i]; {
 		i++
 	}
-	g.path = g.path[:i]
+	// The path in locals while it grows: stores to g would make the
+	// compiler load its fields again at each level.
+	path, fns := g.path[:i], g.fns[:i]
 	cur := &g.root
 	if i > 0 {
-		cur = g.path[i-1]
+		cur = path[i-1]
 	}
-	for ; i < len(stack); i++ {
-		cur = g.child(cur, stack[i])
-		if len(g.path) < cap(g.path) {
-			g.path = append(g.path, cur)
+	for _, f := range stack[i:] {
+		// The first child (miss moves the child it finds to the front),
+		// else g.child, with its cache hit written out (child does not
+		// inline).
+		c := cur.child
+		if c == nil || c.fn != f {
+			h := kidSlot(cur, f)
+			if c = g.kids[h]; c == nil || c.parent != cur || c.fn != f {
+				c = g.miss(cur, f, h)
+			}
+		}
+		cur = c
+		if len(path) < cap(path) && len(fns) < cap(fns) {
+			path = append(path, cur)
+			fns = append(fns, f)
 		}
 	}
+	g.path, g.fns = path, fns
 	if len(stack) == 0 {
 		cur = g.child(cur, &noStack) // the root has no counts of its own
 	}

@@ -53,9 +53,13 @@ func ready(s *state, d int) bool {
 	return s.Known && !s.InAgent && agent != nil && d <= len(s.Stack) && len(s.Stack) > 0 && onUserStack()
 }
 
-// stackOf returns the first d entries of the reified stack.
+// stackOf returns the first d entries of the reified stack (d at most its
+// length).
 func stackOf(s *state, d int) []*Func {
-	return unsafe.Slice((**Func)(unsafe.Pointer(&s.Stack[0])), d)
+	// The entries are *Func: a slice of them, with one bounds check (where
+	// unsafe.Slice checked the first entry and the size).
+	st := s.Stack[:d]
+	return *(*[]*Func)(unsafe.Pointer(&st))
 }
 
 // fromOf returns the depth up to which the stack is the previous sample's,
