@@ -149,6 +149,27 @@ func SE(callee *Func) {
 	leaveAgent(s, n, g)
 }
 
+// SED is the slow path of a function's entry check fused with the final
+// check of its entry block, which returns or panics, n instructions later
+// (n ≥ 0), with no check between them: "if D(n) { SED(callee, n, self) }"
+// is "if Due() { SE(callee) }; if D(n) { S(self) }". The charge made the
+// count due, so the final check is; the entry check was if the count was
+// due before the charge (with n ≥ 0 it never is unless the final check is
+// too).
+//
+//go:noinline
+func SED(callee *Func, n int64, self *Func) {
+	s := st()
+	s.Count += n
+	if s.Count <= 0 {
+		SE(callee)
+	}
+	s.Count -= n
+	if s.Count <= 0 {
+		S(self)
+	}
+}
+
 // SK is S after charging the k instructions a function accumulated
 // locally (DueK).
 func SK(k int64, self *Func) {

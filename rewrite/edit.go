@@ -393,6 +393,13 @@ func (c check) stmt() string {
 		return c.localStmt()
 	}
 	var b strings.Builder
+	if c.pre && c.entry != "" && c.post && c.n >= 0 && c.depth == "" && c.inRange == "" {
+		// The entry check and the final check of a block that
+		// returns, with nothing between them: one test of the count
+		// after the charge (n ≥ 0: the entry check fires only when the
+		// final one does), whose slow path takes each in turn.
+		return fmt.Sprintf("if %s.D(%d) { %s.SED(%s, %d, %s) }; ", counterAlias, c.n, counterAlias, c.entry, c.n, c.postWho)
+	}
 	switch {
 	case c.pre && c.entry != "":
 		fmt.Fprintf(&b, "if %s.Due() { %s.SE(%s) }; ", counterAlias, counterAlias, c.entry)
