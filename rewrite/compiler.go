@@ -659,19 +659,35 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 // fast paths inline through st() and runtime.KprofState, whose bodies
 // compile to nothing (g is a register): without this patch most charges
 // and checks carried a NOP, a fifth of kprof's overhead. The patch makes
-// the marks of instructionless bodies zero-size, in every function.
+// the marks of instructionless bodies zero-size, in every function, and
+// moves the NOPs of inlined calls of package counter whose bodies have
+// instructions (a check and its slow path) to the end of the function
+// (kprofCounterMark).
 var ssagenPatches = []struct{ old, new string }{
 	{
 		old: "\t\t// Any unmatched inline marks now need to be added to the inlining tree (and will generate a nop instruction).\n\t\tfor _, p := range inlMarkList {\n\t\t\tif p.As != obj.ANOP {\n",
 		new: "\t\tkprofUsed := kprofInlineIndexes(s.pp.Text, inlMarks)\n" +
 			"\t\t// Any unmatched inline marks now need to be added to the inlining tree (and will generate a nop instruction).\n\t\tfor _, p := range inlMarkList {\n" +
 			"\t\t\tif p.As != obj.ANOP && !kprofUsed[inlMarks[p]] {\n\t\t\t\tp.As = obj.ANOP\n\t\t\t\tp.Pos = src.NoXPos\n\t\t\t\tp.From = obj.Addr{}\n\t\t\t\tp.To = obj.Addr{}\n\t\t\t}\n" +
+			"\t\t\tif p.As != obj.ANOP && kprofCounterMark(inlMarks[p]) {\n\t\t\t\tnop := Arch.Ginsnop(s.pp)\n\t\t\t\tnop.Pos = p.Pos\n\t\t\t\tinlMarks[nop] = inlMarks[p]\n\t\t\t\tp.As = obj.ANOP\n\t\t\t\tp.Pos = src.NoXPos\n\t\t\t\tp.From = obj.Addr{}\n\t\t\t\tp.To = obj.Addr{}\n\t\t\t\tp = nop\n\t\t\t}\n" +
 			"\t\t\tif p.As != obj.ANOP {\n",
 	},
 }
 
 // ssagenCode is appended to ssagen/ssa.go.
 const ssagenCode = `
+// kprofCounterMark reports whether the inline mark of inline tree index ix
+// marks a call of package counter. Such a mark needs no place of its own
+// in the code (nothing unwinds the stack at its position: the slow paths
+// inside the inlined body are calls with positions of their own), so it
+// moves from the fast path, where it was a NOP executed at every check,
+// to the end of the function, where it is never executed: only its
+// address and position matter (the inline tree's parent PC).
+func kprofCounterMark(ix int32) bool {
+	f := base.Ctxt.InlTree.InlinedFunction(int(ix))
+	return f != nil && strings.HasPrefix(f.Name, "` + CounterPath + `.")
+}
+
 // kprofInlineIndexes returns the inline tree indexes that some instruction
 // of the function (other than an inline mark) lies in, with their ancestors.
 func kprofInlineIndexes(text *obj.Prog, marks map[*obj.Prog]int32) map[int32]bool {
