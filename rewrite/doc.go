@@ -98,7 +98,10 @@
 // blocks that return or panic, and comes before the charge of blocks that
 // head a loop and of the entry block (paper §5.2), and further checks are
 // added so that no path runs more than MaxPath instructions without one.
-// The paper also checks before calls, so that the caller's instructions
+// When the entry block returns with no check between its entry check and
+// its final one, the two are one test of the count after the block's
+// charge, whose slow path takes each in turn (counter.SED): the entry
+// check fires only when the final one does. The paper also checks before calls, so that the caller's instructions
 // are not sampled in the callee: here the callee's entry check, before its
 // push, does that, and a callee that does not push leaves them to the
 // caller's next check. A call of a function of the same package that
