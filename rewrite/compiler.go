@@ -205,43 +205,31 @@ var (
 // never flushes.
 func KprofFoldLate() {
 	for _, c := range kprofCands {
+		var charges []*ir.InlinedCallExpr
+		if _, tick := kprofCounterInl[c.res]; tick {
+			charges = []*ir.InlinedCallExpr{c.res}
+		} else if !kprofOnlyCharges(c.res.Body, &charges) || len(charges) == 0 {
+			continue
+		}
 		if kprofCallsAfter(c.fn, c.res) {
 			continue
 		}
-		var charges, ticks []*ir.InlinedCallExpr
-		if call, ok := kprofCounterInl[c.res]; ok && call != nil {
-			ticks = append(ticks, c.res)
-		} else if !kprofOnlyCharges(c.res.Body, &charges, &ticks) || len(charges)+len(ticks) == 0 {
-			continue
-		}
-		to := map[ir.Node]ir.Node{}
 		for _, r := range charges {
-			// counter.C(n int64): the accumulator is an int64 too.
-			as := ir.NewAssignOpStmt(r.Pos(), ir.OADD, c.kp, kprofCounterInl[r].Args[0])
-			as.SetTypecheck(1)
-			to[r] = as
-		}
-		for _, r := range ticks {
-			// counter.T(n) is "count -= n; return true".
-			as := ir.NewAssignOpStmt(r.Pos(), ir.OADD, c.kp, kprofCounterInl[r].Args[0])
-			as.SetTypecheck(1)
-			rv := r.ReturnVars[0]
-			ret := ir.NewAssignStmt(r.Pos(), rv, ir.NewBasicLit(r.Pos(), rv.Type(), constant.MakeBool(true)))
-			ret.SetTypecheck(1)
-			r.Body = ir.Nodes{as, ret}
-		}
-		if len(to) == 0 {
-			continue
-		}
-		var edit func(ir.Node) ir.Node
-		edit = func(x ir.Node) ir.Node {
-			if y, ok := to[x]; ok {
-				return y
+			// counter.C(n) and T(n) subtract n from the count (T then
+			// returns true): they add n to the accumulator, an int64 too.
+			add := ir.NewAssignOpStmt(r.Pos(), ir.OADD, c.kp, kprofCounterInl[r].Args[0])
+			add.SetTypecheck(1)
+			r.Body = ir.Nodes{add}
+			if len(r.ReturnVars) == 0 {
+				// A charge, a statement: its parameter's binding goes too.
+				r.SetInit(nil)
+			} else {
+				rv := r.ReturnVars[0]
+				ret := ir.NewAssignStmt(r.Pos(), rv, ir.NewBasicLit(r.Pos(), rv.Type(), constant.MakeBool(true)))
+				ret.SetTypecheck(1)
+				r.Body.Append(ret)
 			}
-			ir.EditChildren(x, edit)
-			return x
 		}
-		ir.EditChildren(c.res, edit)
 	}
 	kprofCands = nil
 	clear(kprofCounterInl)
@@ -250,12 +238,12 @@ func KprofFoldLate() {
 
 // kprofOnlyCharges reports whether body, once inlining is done, only
 // charges and returns normally: it calls nothing but package counter's C
-// and T, inlined (which it adds to charges and ticks), and functions
+// and T, inlined (which it adds to charges), and functions
 // inlined into it whose bodies do the same; it neither panics nor starts
 // or defers a function; and it does not use the caller's accumulator. A
 // small leaf that accumulates its charges uses its own variable, inlined
 // here (InlLocal); its flushes, counter.C(_kp), fold like charges.
-func kprofOnlyCharges(body ir.Nodes, charges, ticks *[]*ir.InlinedCallExpr) bool {
+func kprofOnlyCharges(body ir.Nodes, charges *[]*ir.InlinedCallExpr) bool {
 	ok := true
 	var visit func(x ir.Node) bool
 	visit = func(x ir.Node) bool {
@@ -264,10 +252,9 @@ func kprofOnlyCharges(body ir.Nodes, charges, ticks *[]*ir.InlinedCallExpr) bool
 			r := x.(*ir.InlinedCallExpr)
 			if call, counter := kprofCounterInl[r]; counter {
 				switch name, _ := kprofCallee(call); {
-				case name == "C" && len(call.Args) == 1:
+				case name == "C" && len(call.Args) == 1 && len(r.ReturnVars) == 0,
+					name == "T" && len(call.Args) == 1 && len(r.ReturnVars) == 1:
 					*charges = append(*charges, r)
-				case name == "T" && len(call.Args) == 1 && len(r.ReturnVars) == 1:
-					*ticks = append(*ticks, r)
 				default:
 					ok = false
 				}
