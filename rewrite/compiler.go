@@ -655,14 +655,23 @@ var ssagenPatches = []struct{ old, new string }{
 		old: "\t\t// Any unmatched inline marks now need to be added to the inlining tree (and will generate a nop instruction).\n\t\tfor _, p := range inlMarkList {\n\t\t\tif p.As != obj.ANOP {\n",
 		new: "\t\tkprofUsed := kprofInlineIndexes(s.pp.Text, inlMarks)\n" +
 			"\t\t// Any unmatched inline marks now need to be added to the inlining tree (and will generate a nop instruction).\n\t\tfor _, p := range inlMarkList {\n" +
-			"\t\t\tif p.As != obj.ANOP && !kprofUsed[inlMarks[p]] {\n\t\t\t\tp.As = obj.ANOP\n\t\t\t\tp.Pos = src.NoXPos\n\t\t\t\tp.From = obj.Addr{}\n\t\t\t\tp.To = obj.Addr{}\n\t\t\t}\n" +
-			"\t\t\tif p.As != obj.ANOP && kprofCounterMark(inlMarks[p]) {\n\t\t\t\tnop := Arch.Ginsnop(s.pp)\n\t\t\t\tnop.Pos = p.Pos\n\t\t\t\tinlMarks[nop] = inlMarks[p]\n\t\t\t\tp.As = obj.ANOP\n\t\t\t\tp.Pos = src.NoXPos\n\t\t\t\tp.From = obj.Addr{}\n\t\t\t\tp.To = obj.Addr{}\n\t\t\t\tp = nop\n\t\t\t}\n" +
+			"\t\t\tif p.As != obj.ANOP && !kprofUsed[inlMarks[p]] {\n\t\t\t\tkprofZeroSize(p)\n\t\t\t}\n" +
+			"\t\t\tif p.As != obj.ANOP && kprofCounterMark(inlMarks[p]) {\n\t\t\t\tnop := Arch.Ginsnop(s.pp)\n\t\t\t\tnop.Pos = p.Pos\n\t\t\t\tinlMarks[nop] = inlMarks[p]\n\t\t\t\tkprofZeroSize(p)\n\t\t\t\tp = nop\n\t\t\t}\n" +
 			"\t\t\tif p.As != obj.ANOP {\n",
 	},
 }
 
 // ssagenCode is appended to ssagen/ssa.go.
 const ssagenCode = `
+// kprofZeroSize makes the inline mark p a zero-size NOP that marks nothing,
+// as genssa does with the marks it moves onto other instructions.
+func kprofZeroSize(p *obj.Prog) {
+	p.As = obj.ANOP
+	p.Pos = src.NoXPos
+	p.From = obj.Addr{}
+	p.To = obj.Addr{}
+}
+
 // kprofCounterMark reports whether the inline mark of inline tree index ix
 // marks a call of package counter. Such a mark needs no place of its own
 // in the code (nothing unwinds the stack at its position: the slow paths
