@@ -171,17 +171,34 @@ func SED(callee *Func, n int64, self *Func) {
 }
 
 // SK is S after charging the k instructions a function accumulated
-// locally (DueK).
+// locally (DueK). It is not inlined: the charge would read the count
+// again in the check's slow branch, and the compiler, which then loads it
+// once for both, could no longer compare the count in memory with k (one
+// instruction fewer on every check's fast path).
+//
+//go:noinline
 func SK(k int64, self *Func) {
 	C(k)
 	S(self)
 }
 
 // SLK is SL after charging the k instructions a function accumulated
-// locally (DueK).
+// locally (DueK). In exact mode the loop's next iteration follows without
+// a call, as in SL. The store to Known (true already) comes first so that
+// the charge's read of the count is not the check's (see SK).
 func SLK(k int64, self *Func) {
+	if s := st(); s.Gran == 0 && s.Known {
+		s.Known = true
+		s.Count -= k
+		return
+	}
+	slk(k, self)
+}
+
+//go:noinline
+func slk(k int64, self *Func) {
 	C(k)
-	SL(self)
+	S(self)
 }
 
 // CallCounter is implemented by agents that count calls per calling

@@ -701,7 +701,7 @@ func kprofInlineIndexes(text *obj.Prog, marks map[*obj.Prog]int32) map[int32]boo
 `
 
 // regallocPatches split the live ranges of values at the calls of the
-// slow paths of entry and loop checks (counter.SE, and sl, SL's). A call
+// slow paths of entry and loop checks (counter.SE, and sl and slk, SL's and SLK's). A call
 // clobbers the registers, so the register allocator keeps a value that
 // lives across one in its stack slot: it stores it once, where the store
 // dominates all its reloads, and with a reload in the slow path right
@@ -751,7 +751,7 @@ func kprofSlow(v *Value) bool {
 		return false
 	}
 	switch ac.Fn.Name {
-	case "` + CounterPath + `.SE", "` + CounterPath + `.sl":
+	case "` + CounterPath + `.SE", "` + CounterPath + `.sl", "` + CounterPath + `.slk":
 		return true
 	}
 	return false

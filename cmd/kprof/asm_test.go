@@ -23,8 +23,10 @@ import (
 //     followed by no charge of the count at all (2: the entry block's
 //     weight goes to the register);
 //   - in a function that accumulates its charges in a register (a loop
-//     without calls): load the count, compare it with the register, branch
-//     (3), and the block's charge, an addition to that register (1);
+//     without calls): compare the count in memory with the register,
+//     branch (2), and the block's charge, an addition to that register
+//     (1); or, where the compiler loads the count for another use too,
+//     load, compare, branch (3) and the charge (1);
 //   - at a return, charge, then check: the accumulated charges are flushed
 //     with the block's (a load, a subtraction, an addition, a store), then
 //     the count is compared and the branch taken (6: a flush per return,
@@ -65,8 +67,28 @@ func TestFastPathInstructions(t *testing.T) {
 		nops := j - i - 1
 		var form string
 		var n int
+		// registerForm finds the charge to the accumulator acc before
+		// instruction k: a check of the "register" form.
+		registerForm := func(k int, acc x86asm.Arg) bool {
+			// Search back (the compiler schedules the charge early), up
+			// to a call or an unconditional jump.
+			for c := k - 1; c >= 0 && c > k-20 && insts[c].Op != x86asm.JMP && insts[c].Op != x86asm.CALL; c-- {
+				if (insts[c].Op == x86asm.ADD || insts[c].Op == x86asm.LEA || insts[c].Op == x86asm.INC || insts[c].Op == x86asm.SUB) && insts[c].Args[0] == acc {
+					return true
+				}
+			}
+			return false
+		}
 		switch {
 		case onCount(in.Args[0]):
+			if acc, ok := in.Args[1].(x86asm.Reg); ok {
+				// The count in memory compared with the accumulator.
+				if !registerForm(i, acc) {
+					continue
+				}
+				form, n = "register", 3
+				break
+			}
 			if k := prev(i); k >= 0 && isCharge(insts[k]) {
 				form, n = "charge, check", 3
 				break
@@ -124,16 +146,7 @@ func TestFastPathInstructions(t *testing.T) {
 			if acc == loaded {
 				acc = in.Args[1]
 			}
-			charge := -1
-			// Search back (the compiler schedules the charge early), up
-			// to a call or an unconditional jump.
-			for c := k - 1; c >= 0 && c > k-20 && insts[c].Op != x86asm.JMP && insts[c].Op != x86asm.CALL; c-- {
-				if (insts[c].Op == x86asm.ADD || insts[c].Op == x86asm.LEA || insts[c].Op == x86asm.INC || insts[c].Op == x86asm.SUB) && insts[c].Args[0] == acc {
-					charge = c
-					break
-				}
-			}
-			if charge < 0 {
+			if !registerForm(k, acc) {
 				continue
 			}
 			form, n = "register", 4
