@@ -966,6 +966,35 @@ func kprofPhisAgree(e1, e2 Edge) bool {
 }
 `
 
+// rewritegenericPatches keep a charge of a constant and a variable
+// together where it is subtracted from the count: D(_kp + 3), a final
+// check in a function that accumulates its charges, is then one
+// subtraction from memory of the sum (LEAQ, SUBQ to memory, where the
+// generic rule "x - (z + c) => (x - z) - c" made it a load, two
+// subtractions and a store). Only for loads from the goroutine's g, which
+// only kprof's counter reads in a program.
+var rewritegenericPatches = []struct{ old, new string }{
+	{
+		old: "\t// match: (Sub64 x (Add64 z i:(Const64 <t>)))\n\t// cond: (z.Op != OpConst64 && x.Op != OpConst64)\n\t// result: (Sub64 (Sub64 <t> x z) i)\n\tfor {\n\t\tx := v_0\n\t\tif v_1.Op != OpAdd64 {\n\t\t\tbreak\n\t\t}\n\t\t_ = v_1.Args[1]\n\t\tv_1_0 := v_1.Args[0]\n\t\tv_1_1 := v_1.Args[1]\n\t\tfor _i0 := 0; _i0 <= 1; _i0, v_1_0, v_1_1 = _i0+1, v_1_1, v_1_0 {\n\t\t\tz := v_1_0\n\t\t\ti := v_1_1\n\t\t\tif i.Op != OpConst64 {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\tt := i.Type\n\t\t\tif !(z.Op != OpConst64 && x.Op != OpConst64) {\n",
+		new: "\t// match: (Sub64 x (Add64 z i:(Const64 <t>)))\n\t// cond: (z.Op != OpConst64 && x.Op != OpConst64)\n\t// result: (Sub64 (Sub64 <t> x z) i)\n\tfor {\n\t\tx := v_0\n\t\tif v_1.Op != OpAdd64 {\n\t\t\tbreak\n\t\t}\n\t\t_ = v_1.Args[1]\n\t\tv_1_0 := v_1.Args[0]\n\t\tv_1_1 := v_1.Args[1]\n\t\tfor _i0 := 0; _i0 <= 1; _i0, v_1_0, v_1_1 = _i0+1, v_1_1, v_1_0 {\n\t\t\tz := v_1_0\n\t\t\ti := v_1_1\n\t\t\tif i.Op != OpConst64 {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\tt := i.Type\n\t\t\tif !(z.Op != OpConst64 && x.Op != OpConst64 && !kprofGLoad(x)) {\n",
+	},
+}
+
+// rewritegenericCode is appended to ssa/rewritegeneric.go.
+const rewritegenericCode = `
+// kprofGLoad reports whether x loads a field of the running goroutine's g.
+func kprofGLoad(x *Value) bool {
+	if x.Op != OpLoad {
+		return false
+	}
+	p := x.Args[0]
+	for p.Op == OpOffPtr || p.Op == OpNilCheck {
+		p = p.Args[0]
+	}
+	return p.Op == OpGetG
+}
+`
+
 var compilerPatches = []compilerPatch{
 	{"inline/inl.go", inlinerPatches, inlinerCode},
 	{"ssagen/ssa.go", ssagenPatches, ssagenCode},
@@ -973,6 +1002,7 @@ var compilerPatches = []compilerPatch{
 	{"ssa/regalloc.go", regallocPatches, regallocCode},
 	{"ssa/branchelim.go", branchelimPatches, branchelimCode},
 	{"ssa/fuse_comparisons.go", fuseComparisonsPatches, fuseComparisonsCode},
+	{"ssa/rewritegeneric.go", rewritegenericPatches, rewritegenericCode},
 }
 
 // PatchedCompiler returns the path of kprof's compiler for the toolchain

@@ -28,9 +28,11 @@ import (
 //     (1); or, where the compiler loads the count for another use too,
 //     load, compare, branch (3) and the charge (1);
 //   - at a return, charge, then check: the accumulated charges are flushed
-//     with the block's (a load, a subtraction, an addition, a store), then
-//     the count is compared and the branch taken (6: a flush per return,
-//     not per block).
+//     with the block's (their sum, a subtraction from memory), then the
+//     count is compared and the branch taken (4: a flush per return, not
+//     per block); or, where the compiler computes the new count in a
+//     register, a load, a subtraction, an addition, a store, the compare
+//     and the branch (6).
 //
 // The first two forms are matched instruction by instruction, so their
 // counts are their shapes; a flush is counted from its load to the branch.
@@ -91,6 +93,15 @@ func TestFastPathInstructions(t *testing.T) {
 			}
 			if k := prev(i); k >= 0 && isCharge(insts[k]) {
 				form, n = "charge, check", 3
+				if r, ok := insts[k].Args[1].(x86asm.Reg); ok && insts[k].Op == x86asm.SUB {
+					// A flush: the accumulated charges, a register,
+					// subtracted from the count, the block's own
+					// added to it just before (LEA).
+					form = "flush, check"
+					if c := prev(k); c >= 0 && insts[c].Op == x86asm.LEA && insts[c].Args[0] == r {
+						n++
+					}
+				}
 				break
 			} else if k >= 0 && insts[k].Op == x86asm.MOV && onCount(insts[k].Args[0]) {
 				// A flush of accumulated charges, then the check: the
