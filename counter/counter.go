@@ -229,6 +229,48 @@ func W(self *Func, d int) *Func {
 	return self
 }
 
+// Pop pops the running function off the reified stack on the way out: a
+// function that restores the depth by count (package rewrite, "Pops"),
+// which keeps no depth to restore.
+func Pop() {
+	st().Depth--
+}
+
+// Pop1 pops after the result v has been evaluated.
+func Pop1[A any](v A) A {
+	st().Depth--
+	return v
+}
+
+// PopRet1 … PopRet4 pop after a return statement's results are evaluated:
+// return counter.PopRet2[int, error]{}.Of(f()).
+type (
+	PopRet1[A any]          struct{}
+	PopRet2[A, B any]       struct{}
+	PopRet3[A, B, C any]    struct{}
+	PopRet4[A, B, C, D any] struct{}
+)
+
+func (PopRet1[A]) Of(a A) A {
+	st().Depth--
+	return a
+}
+
+func (PopRet2[A, B]) Of(a A, b B) (A, B) {
+	st().Depth--
+	return a, b
+}
+
+func (PopRet3[A, B, C]) Of(a A, b B, c C) (A, B, C) {
+	st().Depth--
+	return a, b, c
+}
+
+func (PopRet4[A, B, C, D]) Of(a A, b B, c C, e D) (A, B, C, D) {
+	st().Depth--
+	return a, b, c, e
+}
+
 // R restores the stack depth d on the way out of a function.
 func R(d int) {
 	st().Depth = d

@@ -144,6 +144,20 @@
 // flushed where they return, sampled at the caller's next check), and
 // only its calls that reach the push count in exact mode.
 //
+// # Pops
+//
+// A function that pushes its identifier at entry takes it off the stack
+// where it returns by decrementing the depth (counter.Pop), so that it
+// keeps no value live across its calls. That is exact because every
+// function that returns normally leaves the depth as it found it: a
+// panic unwinds frames without their pops, but the frame whose deferred
+// call recovers has a defer statement, and functions with defer
+// statements, like range-over-func bodies and the functions that hold
+// them and the functions that push lazily, keep the depth at their entry
+// and restore it (counter.R, in a deferred call for the first). Code that
+// is not instrumented may recover too: with -pkgs every function restores
+// its saved depth (Options.ExactPops).
+//
 // # Deterministic mode
 //
 // Unless kprof build gets -nondeterministic, the runtime patch removes the

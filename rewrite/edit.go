@@ -201,6 +201,10 @@ type fileEmitter struct {
 	valueTable string
 	tables     []string
 	approx     []string
+	exactPops  bool // Options.ExactPops
+	// pop: the function being emitted pops by count (Pop), instead of
+	// restoring the depth it saved (R).
+	pop bool
 }
 
 // funcRef returns the expression for the i'th function of the file table.
@@ -326,8 +330,13 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		f.emitPops(p)
 	} else if push {
 		// After the entry charge and check: push, and keep the depth to
-		// restore on the way out.
+		// restore on the way out — or, in a function that can pop by
+		// count, pop where it returns.
+		f.pop = !p.Defers && !yield && len(p.RangeExits) == 0 && !f.exactPops
 		text := fmt.Sprintf("%s := %s.P(%s); _ = %s; ", depthVar, counterAlias, self, depthVar)
+		if f.pop {
+			text = fmt.Sprintf("%s.P(%s); ", counterAlias, self)
+		}
 		if p.Defers {
 			text += fmt.Sprintf("defer %s.R(%s); ", counterAlias, depthVar)
 		}
@@ -335,6 +344,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		if !p.Defers {
 			f.emitPops(p)
 		}
+		f.pop = false
 	}
 	if !push || p.Defers {
 		for r := range f.lateFinal {
@@ -710,11 +720,11 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 				return true
 			}
 			if _, late := f.lateFinal[n]; late {
-				f.emitLateFinal(p, n, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
+				f.emitLateFinal(p, n, f.popStmt())
 				return true
 			}
 			if len(n.Results) == 0 || p.Fn.Signature.Results().Len() > 4 || !f.callsIn(n.Results) {
-				f.insert(n.Pos(), rankPop, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
+				f.insert(n.Pos(), rankPop, f.popStmt())
 				return true
 			}
 			// return R<k>(depth, results...): the results are evaluated
@@ -730,16 +740,24 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 					}
 					list := strings.Join(tmps, ", ")
 					f.replace(n.Pos(), n.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))
-					f.insert(n.End(), rankClose, fmt.Sprintf("; %s.R(%s); return %s }", counterAlias, depthVar, list))
+					f.insert(n.End(), rankClose, fmt.Sprintf("; %sreturn %s }", f.popStmt(), list))
 					return true
 				}
 			}
 			if names, ok := f.resultTypes(p); ok && f.namesTypes(n.Pos(), names) {
-				f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar))
+				if f.pop {
+					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.PopRet%d[%s]{}.Of(", counterAlias, k, strings.Join(names, ", ")))
+				} else {
+					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar))
+				}
 			} else if tv, ok := f.info.Types[n.Results[0]]; ok && k == 1 && types.Identical(tv.Type, p.Fn.Signature.Results().At(0).Type()) {
-				f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar))
+				if f.pop {
+					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.Pop1(", counterAlias))
+				} else {
+					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar))
+				}
 			} else {
-				f.insert(n.Pos(), rankPop, fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar))
+				f.insert(n.Pos(), rankPop, f.popStmt())
 				return true
 			}
 			f.insert(n.Results[len(n.Results)-1].End(), rankClose, ")")
@@ -747,8 +765,17 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 		return true
 	})
 	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) && !p.NoEndPop {
-		f.insert(p.Body.Rbrace, rankPop, fmt.Sprintf("; %s.R(%s)", counterAlias, depthVar))
+		f.insert(p.Body.Rbrace, rankPop, "; "+strings.TrimSuffix(f.popStmt(), "; "))
 	}
+}
+
+// popStmt is the statement that takes the running function off the
+// reified stack where it returns.
+func (f *fileEmitter) popStmt() string {
+	if f.pop {
+		return fmt.Sprintf("%s.Pop(); ", counterAlias)
+	}
+	return fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar)
 }
 
 // lateFinalOK reports whether the final check of return statement r must

@@ -41,6 +41,12 @@ type Options struct {
 	// function is no call for its caller (quietFuncs). Not part of the
 	// build's options: it follows from the dependencies' source.
 	Quiet func(pkg, name string) (int64, bool) `json:"-"`
+	// ExactPops: every function that pushes keeps the depth at its entry
+	// and restores it on the way out, instead of popping one entry (see
+	// "Pops" in the package documentation). Needed where code that is not
+	// instrumented may recover a panic and return normally: kprof build
+	// -pkgs.
+	ExactPops bool
 }
 
 // DefaultOptions are the options kprof build uses unless told otherwise.
@@ -361,6 +367,7 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		labels:     labels,
 		table:      fmt.Sprintf("_kprofF%d", i),
 		valueTable: fmt.Sprintf("_kprofT%d", i),
+		exactPops:  opts.ExactPops,
 	}
 	ids := make(map[*ssa.Function]int)
 	var plans []*FuncPlan

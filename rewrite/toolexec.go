@@ -392,6 +392,8 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	opts := cfg.Options
 	opts.Inert = cfg.inert
 	opts.Quiet = facts.quiet
+	// (-pkgs leaves code uninstrumented that may recover a panic.)
+	opts.ExactPops = opts.ExactPops || len(cfg.Only) > 0
 	out, err := Package(in, opts)
 	if err != nil {
 		return nil, nil, nil, err
