@@ -201,10 +201,6 @@ type fileEmitter struct {
 	valueTable string
 	tables     []string
 	approx     []string
-	exactPops  bool // Options.ExactPops
-	// pop: the function being emitted pops by count (Pop), instead of
-	// restoring the depth it saved (R).
-	pop bool
 }
 
 // funcRef returns the expression for the i'th function of the file table.
@@ -332,9 +328,8 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		// After the entry charge and check: push, and keep the depth to
 		// restore on the way out — or, in a function that can pop by
 		// count, pop where it returns.
-		f.pop = !p.Defers && !yield && len(p.RangeExits) == 0 && !f.exactPops
 		text := fmt.Sprintf("%s := %s.P(%s); _ = %s; ", depthVar, counterAlias, self, depthVar)
-		if f.pop {
+		if p.PopByCount {
 			text = fmt.Sprintf("%s.P(%s); ", counterAlias, self)
 		}
 		if p.Defers {
@@ -344,7 +339,6 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		if !p.Defers {
 			f.emitPops(p)
 		}
-		f.pop = false
 	}
 	if !push || p.Defers {
 		for r := range f.lateFinal {
@@ -477,33 +471,21 @@ func (c check) localStmt() string {
 		plain.n, plain.post = 0, false
 		b.WriteString(plain.stmt())
 	case c.flush && (c.pre || !c.post):
-		// Before a call or a wait: flush, then check (unless the
-		// callee checks on entry) and charge as a function that does
-		// not accumulate. With no check between them, one charge of
-		// the sum: a load, two subtractions and a store instead of two
-		// read-modify-writes of the count (json 1.39× → 1.37×, jack
-		// 1.48× → 1.43×, pipeline 1.36× → 1.32×: kprof of a9fc224
-		// against 8bb6d7b's, 7 interleaved runs, medians, as go run
-		// ./bench/ab takes them).
-		if !c.pre && c.n != 0 {
-			return fmt.Sprintf("%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
+		// Before a call or a wait: the check (unless the callee checks
+		// on entry) compares the count with what is accumulated (DueK),
+		// then one charge of the sum and the block's weight — one
+		// read-modify-write of the count instead of two (without a
+		// check: json 1.39× → 1.37×, jack 1.48× → 1.43×, pipeline
+		// 1.36× → 1.32×, kprof of a9fc224 against 8bb6d7b's; with one:
+		// json 1.307× → 1.279×, mtrt 1.151× → 1.102×, javac 1.247× →
+		// 1.233×, kprof of 97c3430 against ae20f38's; 7 interleaved
+		// runs, medians, as go run ./bench/ab takes them). A block that
+		// also returns flushes, then checks and charges as a function
+		// that does not accumulate.
+		if c.pre && c.post {
+			return flushText(0) + plain.stmt()
 		}
-		if c.pre && !c.post {
-			// With a check: it compares the count with what is
-			// accumulated (DueK: a compare with memory and a branch),
-			// then one charge of the sum — one read-modify-write of the
-			// count instead of two (json 1.307× → 1.279×, mtrt 1.151× →
-			// 1.102×, javac 1.247× → 1.233×: go run ./bench/ab -rounds 7,
-			// kprof of ae20f38 against this change's).
-			b.WriteString(c.localCheck())
-			if c.n != 0 {
-				fmt.Fprintf(&b, "%s.C(%s + %d); %s = 0; ", counterAlias, localVar, c.n, localVar)
-			} else {
-				fmt.Fprintf(&b, "%s.C(%s); %s = 0; ", counterAlias, localVar, localVar)
-			}
-			return b.String()
-		}
-		return fmt.Sprintf("%s.C(%s); %s = 0; ", counterAlias, localVar, localVar) + plain.stmt()
+		return c.localCheck() + flushText(c.n)
 	default:
 		b.WriteString(c.localCheck())
 	}
@@ -518,6 +500,15 @@ func (c check) localStmt() string {
 		b.WriteString(chargeText(true, strconv.FormatInt(c.n, 10)))
 	}
 	return b.String()
+}
+
+// flushText returns the statements that charge the count with what a
+// function accumulated in localVar and n more, and clear localVar.
+func flushText(n int64) string {
+	if n == 0 {
+		return fmt.Sprintf("%s.C(%s); %s = 0; ", counterAlias, localVar, localVar)
+	}
+	return fmt.Sprintf("%s.C(%s + %d); %s = 0; ", counterAlias, localVar, n, localVar)
 }
 
 // localCheck returns c's check before its charge (if c.pre) in a function
@@ -734,11 +725,11 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 				return true
 			}
 			if _, late := f.lateFinal[n]; late {
-				f.emitLateFinal(p, n, f.popStmt())
+				f.emitLateFinal(p, n, popStmt(p))
 				return true
 			}
 			if len(n.Results) == 0 || p.Fn.Signature.Results().Len() > 4 || !f.callsIn(n.Results) {
-				f.insert(n.Pos(), rankPop, f.popStmt())
+				f.insert(n.Pos(), rankPop, popStmt(p))
 				return true
 			}
 			// return R<k>(depth, results...): the results are evaluated
@@ -754,24 +745,24 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 					}
 					list := strings.Join(tmps, ", ")
 					f.replace(n.Pos(), n.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))
-					f.insert(n.End(), rankClose, fmt.Sprintf("; %sreturn %s }", f.popStmt(), list))
+					f.insert(n.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
 					return true
 				}
 			}
 			if names, ok := f.resultTypes(p); ok && f.namesTypes(n.Pos(), names) {
-				if f.pop {
-					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.PopRet%d[%s]{}.Of(", counterAlias, k, strings.Join(names, ", ")))
-				} else {
-					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar))
+				open := fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar)
+				if p.PopByCount {
+					open = fmt.Sprintf("%s.PopRet%d[%s]{}.Of(", counterAlias, k, strings.Join(names, ", "))
 				}
+				f.insert(n.Results[0].Pos(), rankOpen, open)
 			} else if tv, ok := f.info.Types[n.Results[0]]; ok && k == 1 && types.Identical(tv.Type, p.Fn.Signature.Results().At(0).Type()) {
-				if f.pop {
-					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.Pop1(", counterAlias))
-				} else {
-					f.insert(n.Results[0].Pos(), rankOpen, fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar))
+				open := fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar)
+				if p.PopByCount {
+					open = fmt.Sprintf("%s.Pop1(", counterAlias)
 				}
+				f.insert(n.Results[0].Pos(), rankOpen, open)
 			} else {
-				f.insert(n.Pos(), rankPop, f.popStmt())
+				f.insert(n.Pos(), rankPop, popStmt(p))
 				return true
 			}
 			f.insert(n.Results[len(n.Results)-1].End(), rankClose, ")")
@@ -779,14 +770,14 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 		return true
 	})
 	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) && !p.NoEndPop {
-		f.insert(p.Body.Rbrace, rankPop, "; "+strings.TrimSuffix(f.popStmt(), "; "))
+		f.insert(p.Body.Rbrace, rankPop, "; "+strings.TrimSuffix(popStmt(p), "; "))
 	}
 }
 
-// popStmt is the statement that takes the running function off the
-// reified stack where it returns.
-func (f *fileEmitter) popStmt() string {
-	if f.pop {
+// popStmt is the statement that takes p's function off the reified stack
+// where it returns.
+func popStmt(p *FuncPlan) string {
+	if p.PopByCount {
 		return fmt.Sprintf("%s.Pop(); ", counterAlias)
 	}
 	return fmt.Sprintf("%s.R(%s); ", counterAlias, depthVar)

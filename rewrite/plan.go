@@ -52,6 +52,10 @@ type FuncPlan struct {
 	// push, and its paths that never push are small leaves' (see
 	// lateEntry).
 	LateEntry bool
+	// PopByCount: the function pushes at entry and pops by decrementing
+	// the depth where it returns (counter.Pop), keeping no saved depth
+	// (see "Pops" in the package documentation).
+	PopByCount bool
 }
 
 func (p *FuncPlan) add(at Point, n int64) {
@@ -164,6 +168,8 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 			p.NoPop, p.NoEndPop = noPops(fn, after)
 		}
 	}
+	// (RangeExits' checks sample with the stack cut at the saved depth.)
+	p.PopByCount = !p.Leaf && !yield && !p.Defers && !p.Lazy && len(p.RangeExits) == 0 && !opts.ExactPops
 	for _, b := range pending {
 		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Charged[b.Index]))
 	}

@@ -367,7 +367,6 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		labels:     labels,
 		table:      fmt.Sprintf("_kprofF%d", i),
 		valueTable: fmt.Sprintf("_kprofT%d", i),
-		exactPops:  opts.ExactPops,
 	}
 	ids := make(map[*ssa.Function]int)
 	var plans []*FuncPlan
