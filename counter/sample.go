@@ -184,21 +184,16 @@ func SK(k int64, self *Func) {
 
 // SLK is SL after charging the k instructions a function accumulated
 // locally (DueK). In exact mode the loop's next iteration follows without
-// a call, as in SL. The store to Known (true already) comes first so that
-// the charge's read of the count is not the check's (see SK).
+// a call, as in SL; otherwise it is SK (SL's test failed). The store to
+// Known (true already) comes first so that the charge's read of the count
+// is not the check's (see SK).
 func SLK(k int64, self *Func) {
 	if s := st(); s.Gran == 0 && s.Known {
 		s.Known = true
 		s.Count -= k
 		return
 	}
-	slk(k, self)
-}
-
-//go:noinline
-func slk(k int64, self *Func) {
-	C(k)
-	S(self)
+	SK(k, self)
 }
 
 // CallCounter is implemented by agents that count calls per calling

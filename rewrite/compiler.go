@@ -701,9 +701,9 @@ func kprofInlineIndexes(text *obj.Prog, marks map[*obj.Prog]int32) map[int32]boo
 `
 
 // regallocPatches split the live ranges of values at the calls of the
-// checks' slow paths (counter.SE, S and SED, and sl and slk, SL's and
-// SLK's). A call clobbers the registers, so the register allocator keeps a
-// value that lives across one in its stack slot: it stores it once, where
+// checks' slow paths (counter.SE, S, SED and SK, and sl, SL's). A call
+// clobbers the registers, so the register allocator keeps a value that
+// lives across one in its stack slot: it stores it once, where
 // the store dominates all its reloads, and with a reload in the slow path
 // right after a function's entry check (or a loop's), that is where the
 // value is defined — on every call, or every iteration, on the fast path
@@ -753,7 +753,7 @@ func kprofSlow(v *Value) bool {
 		return false
 	}
 	switch ac.Fn.Name {
-	case "` + CounterPath + `.SE", "` + CounterPath + `.sl", "` + CounterPath + `.slk", "` + CounterPath + `.S", "` + CounterPath + `.SED":
+	case "` + CounterPath + `.SE", "` + CounterPath + `.sl", "` + CounterPath + `.SK", "` + CounterPath + `.S", "` + CounterPath + `.SED":
 		return true
 	}
 	return false
