@@ -339,3 +339,37 @@ func TestRangeReturnDeep(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoverPops runs testdata/recoverpops, whose panics unwind frames
+// that pop by count (counter.Pop) before a deferred call recovers them, in
+// exact mode, and checks that the stack depth is whole again afterwards:
+// main.after, called after each recovery, has main.main as its only parent,
+// and main.mid only main.safe.
+func TestRecoverPops(t *testing.T) {
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/recoverpops")
+	p := runProfile(t, bin, "exact")
+	want := map[string][]string{
+		"main.after": {"(root)", "main.main"},
+		"main.mid":   {"(root)", "main.main", "main.safe"},
+	}
+	seen := map[string]int64{}
+	var walk func(n *overlap.Node, path []string)
+	walk = func(n *overlap.Node, path []string) {
+		for _, c := range n.Children {
+			if w, ok := want[c.Func.Name]; ok {
+				seen[c.Func.Name] += c.Calls
+				if !slices.Equal(path, w) {
+					t.Errorf("%s in context %v, want %v", c.Func.Name, path, w)
+				}
+			}
+			walk(c, append(slices.Clip(path), c.Func.Name))
+		}
+	}
+	walk(p.Root, []string{"(root)"})
+	for name := range want {
+		if seen[name] != 100 {
+			t.Errorf("%s: %d calls, want 100", name, seen[name])
+		}
+	}
+}
