@@ -997,6 +997,160 @@ func kprofGLoad(x *Value) bool {
 }
 `
 
+// likelyadjustPatches lay out the checks' fast paths as fall-throughs. The
+// compiler guesses which side of a branch is likely from loops and calls;
+// a check's two sides often tie (the code after the check calls too), and
+// the layout then put the slow path right after the compare, so that every
+// check's fast path was a taken jump over it. kprofLikely marks the side
+// of a check that leads to a slow path of package counter unlikely, before
+// the compiler's own guesses: the layout moves the slow path out of the
+// way, and the fast path is a compare and a branch not taken.
+var likelyadjustPatches = []struct{ old, new string }{
+	{
+		old: "import (\n\t\"fmt\"\n)\n",
+		new: "import (\n\t\"cmd/compile/internal/base\"\n\t\"cmd/internal/src\"\n\t\"fmt\"\n)\n",
+	},
+	{
+		old: "func likelyadjust(f *Func) {\n",
+		new: "func likelyadjust(f *Func) {\n\tkprofLikely(f)\n",
+	},
+}
+
+// likelyadjustCode is appended to ssa/likelyadjust.go.
+const likelyadjustCode = `
+// kprofLikely marks the branches of kprof's checks: a check is a block
+// whose control an inlined check of package counter computed (Due, D,
+// DueK, TC, …); the side that reaches a call of one of its slow paths,
+// through blocks of counter code only, is unlikely.
+func kprofLikely(f *Func) {
+	for _, b := range f.Blocks {
+		if len(b.Succs) != 2 || b.NumControls() == 0 || !kprofCheck(b.Controls[0].Pos) {
+			continue
+		}
+		s0 := kprofReachesSlow(b.Succs[0].b, b, 4)
+		s1 := kprofReachesSlow(b.Succs[1].b, b, 4)
+		switch {
+		case s0 && !s1:
+			b.Likely = BranchUnlikely
+		case s1 && !s0:
+			b.Likely = BranchLikely
+		}
+	}
+}
+
+// kprofCounterFunc returns the name, within package counter, of the
+// function inlined at pos, or "" if pos is not in an inlined function of
+// package counter.
+func kprofCounterFunc(pos src.XPos) string {
+	if !pos.IsKnown() {
+		return ""
+	}
+	ix := base.Ctxt.InnermostPos(pos).Base().InliningIndex()
+	if ix < 0 {
+		return ""
+	}
+	fn := base.Ctxt.InlTree.InlinedFunction(ix)
+	const pkg = "` + CounterPath + `."
+	if fn == nil || len(fn.Name) <= len(pkg) || fn.Name[:len(pkg)] != pkg {
+		return ""
+	}
+	name := fn.Name[len(pkg):]
+	for i := range len(name) {
+		if name[i] == '[' {
+			return name[:i]
+		}
+	}
+	return name
+}
+
+// kprofCheck reports whether pos is in one of package counter's checks.
+func kprofCheck(pos src.XPos) bool {
+	switch kprofCounterFunc(pos) {
+	case "Due", "DueP", "DueK", "D", "TC", "TCL", "TCW", "TCLW", "VC", "VCW":
+		return true
+	}
+	return false
+}
+
+// kprofReachesSlow reports whether c calls a slow path of package counter
+// or leads to one within depth blocks of counter code that are not checks
+// themselves (from, the check, excluded).
+func kprofReachesSlow(c, from *Block, depth int) bool {
+	for _, v := range c.Values {
+		if kprofSlowCall(v) {
+			return true
+		}
+	}
+	if depth == 0 || c == from || c.NumControls() > 0 && kprofCheck(c.Controls[0].Pos) {
+		return false
+	}
+	for _, v := range c.Values {
+		// (The inline mark of SLK's body has its call's position.)
+		if v.Op != OpInlMark && v.Op != OpPhi && v.Pos.IsKnown() && kprofCounterFunc(v.Pos) == "" {
+			return false
+		}
+	}
+	for _, e := range c.Succs {
+		if e.b != from && kprofReachesSlow(e.b, from, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// kprofSlowCall reports whether v calls one of package counter's slow
+// paths (S, SE, SED, SK, SD, sl).
+func kprofSlowCall(v *Value) bool {
+	if kprofSlow(v) {
+		return true
+	}
+	if !opcodeTable[v.Op].call {
+		return false
+	}
+	ac, ok := v.Aux.(*AuxCall)
+	return ok && ac.Fn != nil && ac.Fn.Name == "` + CounterPath + `.SD"
+}
+`
+
+// layoutPatches move the checks' slow paths out of line. Marking a
+// check's slow side unlikely (likelyadjustPatches) is not enough: the
+// layout schedules every predecessor of a join before the join, so the
+// slow path still came right after the check, its fast path still jumped
+// over it. The patched layout defers the first block of a slow path
+// (kprofCold) until no successor of a block laid out is left: the slow
+// paths go towards the end of the function, and a check's fast path falls
+// through.
+var layoutPatches = []struct{ old, new string }{
+	{
+		old: "\t\t// Pick a zero-degree block if we can.\n\t\tfor len(zerodegree) > 0 {\n\t\t\t// Pop an element from the tail of the queue.\n\t\t\tcid := zerodegree[len(zerodegree)-1]\n\t\t\tzerodegree = zerodegree[:len(zerodegree)-1]\n\t\t\tif !scheduled[cid] {\n",
+		new: "\t\t// Pick a zero-degree block if we can.\n\t\tfor len(zerodegree) > 0 {\n\t\t\t// Pop an element from the tail of the queue.\n\t\t\tcid := zerodegree[len(zerodegree)-1]\n\t\t\tzerodegree = zerodegree[:len(zerodegree)-1]\n\t\t\tif !scheduled[cid] && kprofCold(idToBlock[cid]) {\n\t\t\t\tkprofDeferred = append(kprofDeferred, cid)\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\tif !scheduled[cid] {\n",
+	},
+	{
+		old: "\t\t// Still nothing, pick any non-exit block.\n",
+		new: "\t\t// kprof: the checks' slow paths.\n\t\tfor len(kprofDeferred) > 0 {\n\t\t\tcid := kprofDeferred[0]\n\t\t\tkprofDeferred = kprofDeferred[1:]\n\t\t\tif !scheduled[cid] {\n\t\t\t\tbid = cid\n\t\t\t\tcontinue blockloop\n\t\t\t}\n\t\t}\n\t\t// Still nothing, pick any non-exit block.\n",
+	},
+	{
+		old: "\tvar zerodegree []ID\n",
+		new: "\tvar zerodegree []ID\n\tvar kprofDeferred []ID // first blocks of slow paths (kprofCold), in the order met\n",
+	},
+}
+
+// layoutCode is appended to ssa/layout.go.
+const layoutCode = `
+// kprofCold reports whether b is the first block of a check's slow path:
+// the unlikely side of a check (kprofLikely), entered from it alone.
+func kprofCold(b *Block) bool {
+	if len(b.Preds) != 1 {
+		return false
+	}
+	p := b.Preds[0].b
+	if len(p.Succs) != 2 || p.NumControls() == 0 || !kprofCheck(p.Controls[0].Pos) {
+		return false
+	}
+	return p.Likely == BranchUnlikely && p.Succs[0].b == b || p.Likely == BranchLikely && p.Succs[1].b == b
+}
+`
+
 var compilerPatches = []compilerPatch{
 	{"inline/inl.go", inlinerPatches, inlinerCode},
 	{"ssagen/ssa.go", ssagenPatches, ssagenCode},
@@ -1005,6 +1159,8 @@ var compilerPatches = []compilerPatch{
 	{"ssa/branchelim.go", branchelimPatches, branchelimCode},
 	{"ssa/fuse_comparisons.go", fuseComparisonsPatches, fuseComparisonsCode},
 	{"ssa/rewritegeneric.go", rewritegenericPatches, rewritegenericCode},
+	{"ssa/likelyadjust.go", likelyadjustPatches, likelyadjustCode},
+	{"ssa/layout.go", layoutPatches, layoutCode},
 }
 
 // PatchedCompiler returns the path of kprof's compiler for the toolchain

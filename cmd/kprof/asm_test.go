@@ -16,7 +16,9 @@ import (
 // the machine code of every granularity check and its block's charge: no
 // call on the fast path, and at most four instructions. The count lives in
 // the goroutine's g (register R14). These forms occur (the compiler may put
-// NOPs in between; they are reported, not counted):
+// NOPs in between; they are reported, not counted). The branch goes to the
+// slow path, laid out of line, when the count is due: the fast path does
+// not take it (a loop's back edge apart):
 //   - check, then charge: compare the count with zero, branch to the slow
 //     path, subtract the block's weight from memory (3); in a function
 //     that accumulates its charges in a register, the entry check is
@@ -128,12 +130,17 @@ func TestFastPathInstructions(t *testing.T) {
 				form = "flush, check"
 				break
 			}
-			// Check, then charge: the charge follows on the fast path.
-			target := int64(0)
-			if rel, ok := insts[j].Args[0].(x86asm.Rel); ok {
-				target = offsetOf(insts, j+1) + int64(rel)
+			// Check, then charge: the charge follows on the fast path,
+			// the fall-through where the branch goes to the slow path
+			// when the count is due (JLE).
+			k := j + 1
+			if insts[j].Op != x86asm.JLE {
+				target := int64(0)
+				if rel, ok := insts[j].Args[0].(x86asm.Rel); ok {
+					target = offsetOf(insts, j+1) + int64(rel)
+				}
+				k = indexAt(insts, target)
 			}
-			k := indexAt(insts, target)
 			for ; k >= 0 && k < len(insts) && !isCharge(insts[k]); k++ {
 				if c := insts[k]; c.Op == x86asm.CALL || c.Op == x86asm.RET || strings.HasPrefix(c.Op.String(), "J") {
 					k = -1
@@ -164,6 +171,12 @@ func TestFastPathInstructions(t *testing.T) {
 		}
 		forms[form]++
 		t.Logf("%s: %v; %v (%d instructions, +%d NOP)", form, in, insts[j], n, nops)
+		// The slow path is out of line (rewrite/compiler.go,
+		// likelyadjustPatches): the fast path does not take the branch,
+		// unless it is a loop's back edge.
+		if rel, ok := insts[j].Args[0].(x86asm.Rel); ok && insts[j].Op != x86asm.JLE && rel > 0 {
+			t.Errorf("%s: %v; %v: the fast path jumps over the slow path", form, in, insts[j])
+		}
 		if limit := 4; form != "flush, check" && n > limit || n > 6 {
 			t.Errorf("%s: %d instructions", form, n)
 		}
