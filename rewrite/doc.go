@@ -144,6 +144,11 @@
 // flushed where they return, sampled at the caller's next check), and
 // only its calls that reach the push count in exact mode.
 //
+// kprof's compiler lays a check's slow path out of line (compiler.go,
+// likelyadjustPatches and layoutPatches): the side of the branch that
+// reaches a slow path of package counter is unlikely, so that the fast path
+// falls through.
+//
 // # Pops
 //
 // A function that pushes its identifier at entry takes it off the stack
