@@ -1117,13 +1117,18 @@ func kprofSlowCall(v *Value) bool {
 // layout schedules every predecessor of a join before the join, so the
 // slow path still came right after the check, its fast path still jumped
 // over it. The patched layout defers the first block of a slow path
-// (kprofCold) until no successor of a block laid out is left: the slow
-// paths go towards the end of the function, and a check's fast path falls
+// (kprofCold) until no successor of a block laid out is left, and lays out
+// the join after the check's fast side at once (kprofJoin): the slow paths
+// go towards the end of the function, and a check's fast path falls
 // through.
 var layoutPatches = []struct{ old, new string }{
 	{
 		old: "\t\t// Pick a zero-degree block if we can.\n\t\tfor len(zerodegree) > 0 {\n\t\t\t// Pop an element from the tail of the queue.\n\t\t\tcid := zerodegree[len(zerodegree)-1]\n\t\t\tzerodegree = zerodegree[:len(zerodegree)-1]\n\t\t\tif !scheduled[cid] {\n",
 		new: "\t\t// Pick a zero-degree block if we can.\n\t\tfor len(zerodegree) > 0 {\n\t\t\t// Pop an element from the tail of the queue.\n\t\t\tcid := zerodegree[len(zerodegree)-1]\n\t\t\tzerodegree = zerodegree[:len(zerodegree)-1]\n\t\t\tif !scheduled[cid] && kprofCold(idToBlock[cid]) {\n\t\t\t\tkprofDeferred = append(kprofDeferred, cid)\n\t\t\t\tcontinue\n\t\t\t}\n\t\t\tif !scheduled[cid] {\n",
+	},
+	{
+		old: "\t\tif likely != nil && !scheduled[likely.ID] {\n\t\t\tbid = likely.ID\n\t\t\tcontinue\n\t\t}\n",
+		new: "\t\tif likely != nil && !scheduled[likely.ID] {\n\t\t\tbid = likely.ID\n\t\t\tcontinue\n\t\t}\n\t\tif s := kprofJoin(b); s != nil && !scheduled[s.ID] {\n\t\t\tbid = s.ID\n\t\t\tcontinue\n\t\t}\n",
 	},
 	{
 		old: "\t\t// Still nothing, pick any non-exit block.\n",
@@ -1148,6 +1153,24 @@ func kprofCold(b *Block) bool {
 		return false
 	}
 	return p.Likely == BranchUnlikely && p.Succs[0].b == b || p.Likely == BranchLikely && p.Succs[1].b == b
+}
+
+// kprofJoin returns the block where a check's fast path continues if b is
+// the block on its fast side, nil otherwise. The join also follows the
+// slow path, laid out later: without this, it waited behind every block
+// ready before it, and the fast path jumped to it.
+func kprofJoin(b *Block) *Block {
+	if len(b.Succs) != 1 || len(b.Preds) != 1 {
+		return nil
+	}
+	p := b.Preds[0].b
+	if len(p.Succs) != 2 || p.NumControls() == 0 || !kprofCheck(p.Controls[0].Pos) {
+		return nil
+	}
+	if p.Likely == BranchUnlikely && p.Succs[1].b == b || p.Likely == BranchLikely && p.Succs[0].b == b {
+		return b.Succs[0].b
+	}
+	return nil
 }
 `
 
