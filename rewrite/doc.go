@@ -146,8 +146,9 @@
 //
 // kprof's compiler lays a check's slow path out of line (compiler.go,
 // likelyadjustPatches and layoutPatches): the side of the branch that
-// reaches a slow path of package counter is unlikely, so that the fast path
-// falls through.
+// reaches a slow path of package counter is unlikely and laid out after the
+// rest, the join where the fast path continues right after the check, so
+// that the fast path falls through.
 //
 // # Pops
 //
