@@ -1024,7 +1024,7 @@ const likelyadjustCode = `
 // through blocks of counter code only, is unlikely.
 func kprofLikely(f *Func) {
 	for _, b := range f.Blocks {
-		if len(b.Succs) != 2 || b.NumControls() == 0 || !kprofCheck(b.Controls[0].Pos) {
+		if !kprofCheckBlock(b) {
 			continue
 		}
 		s0 := kprofReachesSlow(b.Succs[0].b, b, 4)
@@ -1061,6 +1061,12 @@ func kprofCounterFunc(pos src.XPos) string {
 		}
 	}
 	return name
+}
+
+// kprofCheckBlock reports whether b branches on one of package counter's
+// checks.
+func kprofCheckBlock(b *Block) bool {
+	return len(b.Succs) == 2 && b.NumControls() > 0 && kprofCheck(b.Controls[0].Pos)
 }
 
 // kprofCheck reports whether pos is in one of package counter's checks.
@@ -1145,14 +1151,8 @@ const layoutCode = `
 // kprofCold reports whether b is the first block of a check's slow path:
 // the unlikely side of a check (kprofLikely), entered from it alone.
 func kprofCold(b *Block) bool {
-	if len(b.Preds) != 1 {
-		return false
-	}
-	p := b.Preds[0].b
-	if len(p.Succs) != 2 || p.NumControls() == 0 || !kprofCheck(p.Controls[0].Pos) {
-		return false
-	}
-	return p.Likely == BranchUnlikely && p.Succs[0].b == b || p.Likely == BranchLikely && p.Succs[1].b == b
+	slow, ok := kprofCheckSide(b)
+	return ok && slow
 }
 
 // kprofJoin returns the block where a check's fast path continues if b is
@@ -1160,17 +1160,23 @@ func kprofCold(b *Block) bool {
 // slow path, laid out later: without this, it waited behind every block
 // ready before it, and the fast path jumped to it.
 func kprofJoin(b *Block) *Block {
-	if len(b.Succs) != 1 || len(b.Preds) != 1 {
-		return nil
-	}
-	p := b.Preds[0].b
-	if len(p.Succs) != 2 || p.NumControls() == 0 || !kprofCheck(p.Controls[0].Pos) {
-		return nil
-	}
-	if p.Likely == BranchUnlikely && p.Succs[1].b == b || p.Likely == BranchLikely && p.Succs[0].b == b {
+	if slow, ok := kprofCheckSide(b); ok && !slow && len(b.Succs) == 1 {
 		return b.Succs[0].b
 	}
 	return nil
+}
+
+// kprofCheckSide reports whether b is entered from a check alone (ok) and,
+// if so, whether it is the check's unlikely side, its slow path (slow).
+func kprofCheckSide(b *Block) (slow, ok bool) {
+	if len(b.Preds) != 1 {
+		return false, false
+	}
+	p := b.Preds[0].b
+	if !kprofCheckBlock(p) || p.Likely == BranchUnknown {
+		return false, false
+	}
+	return (p.Likely == BranchUnlikely) == (p.Succs[0].b == b), true
 }
 `
 
