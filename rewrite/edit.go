@@ -17,13 +17,14 @@ import (
 // Names used in rewritten source. They start with an underscore and a
 // prefix no Go program uses by accident.
 const (
-	counterAlias = "_kprof"
-	depthVar     = "_kd"
-	localVar     = "_kp" // charges accumulated locally (FuncPlan.Local)
-	tagVar       = "_kt" // an expression switch's tag, for its dispatch (valueDispatch)
-	lateVar      = "_kv" // prefix of a return's results evaluated before its final check (emitLateFinal)
-	resultVar    = "_kr" // prefix of the results of a call returned through temporaries (return f())
-	bodyDepthVar = "_kb" // prefix of the depth at a range-over-func loop body's start (check.inRange)
+	counterAlias   = "_kprof"
+	depthVar       = "_kd"
+	localVar       = "_kp" // charges accumulated locally (FuncPlan.Local)
+	tagVar         = "_kt" // an expression switch's tag, for its dispatch (valueDispatch)
+	lateVar        = "_kv" // prefix of a return's results evaluated before its final check (emitLateFinal)
+	resultVar      = "_kr" // prefix of the results of a call returned through temporaries (return f())
+	namedResultVar = "_kq" // prefix of the names kprof gives a function's unnamed results (namedResults)
+	bodyDepthVar   = "_kb" // prefix of the depth at a range-over-func loop body's start (check.inRange)
 )
 
 // An insertion is text placed at a byte offset of the original file.
@@ -190,6 +191,7 @@ type fileEmitter struct {
 	ticked       map[ast.Expr]*branchChain // operands whose ticks go to their if's branches
 	labels       map[ast.Stmt]string       // labeled statements and their labels
 	valueOrder   []*ast.CaseClause
+	renamed      map[*ast.FuncType]bool // functions whose results kprof named (namedResults)
 	*editor
 	file    *ast.File
 	info    *types.Info
@@ -728,13 +730,20 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 				f.emitLateFinal(p, n, popStmt(p))
 				return true
 			}
-			if len(n.Results) == 0 || p.Fn.Signature.Results().Len() > 4 || !f.callsIn(n.Results) {
+			if len(n.Results) == 0 || !f.callsIn(n.Results) {
+				f.insert(n.Pos(), rankPop, popStmt(p))
+				return true
+			}
+			k := p.Fn.Signature.Results().Len()
+			if (k > 4 || !registerable(p.Fn.Signature.Results())) && f.emitNamedReturn(p, n) {
+				return true
+			}
+			if k > 4 {
 				f.insert(n.Pos(), rankPop, popStmt(p))
 				return true
 			}
 			// return R<k>(depth, results...): the results are evaluated
 			// (calls included) before the depth is restored.
-			k := p.Fn.Signature.Results().Len()
 			if tv, ok := f.info.Types[n.Results[0]]; ok && len(n.Results) == 1 {
 				if tup, ok := tv.Type.(*types.Tuple); ok && tup.Len() > 1 {
 					// return f() with several results: as the compiler
@@ -762,7 +771,9 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 				}
 				f.insert(n.Results[0].Pos(), rankOpen, open)
 			} else {
-				f.insert(n.Pos(), rankPop, popStmt(p))
+				if !f.emitNamedReturn(p, n) {
+					f.insert(n.Pos(), rankPop, popStmt(p))
+				}
 				return true
 			}
 			f.insert(n.Results[len(n.Results)-1].End(), rankClose, ")")
@@ -772,6 +783,126 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) && !p.NoEndPop {
 		f.insert(p.Body.Rbrace, rankPop, "; "+strings.TrimSuffix(popStmt(p), "; "))
 	}
+}
+
+// emitNamedReturn rewrites "return X0, X1" as "{ R0, R1 = X0, X1; <pop>return }",
+// R0 and R1 being the function's results, named (namedResults): the results
+// are evaluated, calls included, and assigned where the plain return
+// assigns them before the depth is restored. Where a result's type is too
+// big for the compiler to keep in registers, that saves the copies the
+// wrappers of Ret1 … Ret4 make, each read back right after it is written.
+// It reports false if the results cannot be named at r.
+func (f *fileEmitter) emitNamedReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
+	names, ok := f.namedResults(p, r.Pos())
+	if !ok {
+		return false
+	}
+	f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s = ", strings.Join(names, ", ")))
+	f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn }", popStmt(p)))
+	return true
+}
+
+// namedResults returns the names of the results of p's function, as seen
+// at pos, naming them (namedResultVar) if they have no names: false if a
+// result is blank or a variable of the same name hides it at pos.
+func (f *fileEmitter) namedResults(p *FuncPlan, pos token.Pos) ([]string, bool) {
+	var ft *ast.FuncType
+	switch s := p.Fn.Syntax().(type) {
+	case *ast.FuncDecl:
+		ft = s.Type
+	case *ast.FuncLit:
+		ft = s.Type
+	}
+	if ft == nil || ft.Results == nil || len(ft.Results.List) == 0 {
+		return nil, false
+	}
+	res := p.Fn.Signature.Results()
+	var names []string
+	if len(ft.Results.List[0].Names) == 0 {
+		for i := range res.Len() {
+			names = append(names, fmt.Sprintf("%s%d", namedResultVar, i))
+		}
+		if !f.renamed[ft] {
+			f.renamed[ft] = true
+			if !ft.Results.Opening.IsValid() {
+				f.insert(ft.Results.Pos(), rankOpen, "(")
+				f.insert(ft.Results.End(), rankClose, ")")
+			}
+			for i, field := range ft.Results.List {
+				f.insert(field.Type.Pos(), rankOpen, names[i]+" ")
+			}
+		}
+		return names, true
+	}
+	scope := f.pkg.Scope().Innermost(pos)
+	if scope == nil {
+		return nil, false
+	}
+	for i := range res.Len() {
+		v := res.At(i)
+		if _, obj := scope.LookupParent(v.Name(), pos); v.Name() == "_" || obj != v {
+			return nil, false
+		}
+		names = append(names, v.Name())
+	}
+	return names, true
+}
+
+// registerable reports whether the compiler keeps values of every type of
+// t in registers (cmd/compile's ssagen.TypeOK, with amd64's sizes, whatever
+// the target: the rewritten source does not depend on it): at most four
+// words, structs of at most four such fields, arrays of at most one such
+// element.
+func registerable(t *types.Tuple) bool {
+	for v := range t.Variables() {
+		if !registerableType(v.Type()) {
+			return false
+		}
+	}
+	return true
+}
+
+var amd64Sizes = types.SizesFor("gc", "amd64")
+
+func registerableType(t types.Type) bool {
+	if sizeUnknown(t) {
+		return true // a type parameter's size: the wrappers, as before
+	}
+	if amd64Sizes.Sizeof(t) > 4*8 {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Array:
+		return u.Len() <= 1 && registerableType(u.Elem())
+	case *types.Struct:
+		if u.NumFields() > 4 {
+			return false
+		}
+		for v := range u.Fields() {
+			if !registerableType(v.Type()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sizeUnknown reports whether t's size depends on a type parameter.
+func sizeUnknown(t types.Type) bool {
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+		return true
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Array:
+		return sizeUnknown(u.Elem())
+	case *types.Struct:
+		for v := range u.Fields() {
+			if sizeUnknown(v.Type()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // popStmt is the statement that takes p's function off the reified stack

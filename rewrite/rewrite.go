@@ -367,6 +367,7 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		labels:     labels,
 		table:      fmt.Sprintf("_kprofF%d", i),
 		valueTable: fmt.Sprintf("_kprofT%d", i),
+		renamed:    make(map[*ast.FuncType]bool),
 	}
 	ids := make(map[*ssa.Function]int)
 	var plans []*FuncPlan
