@@ -11,7 +11,9 @@ type pos struct {
 	offset, line, col int
 }
 
-func (p pos) String() string { return p.file + ":" + itoa(p.line) + ":" + itoa(p.col) + "(" + itoa(p.offset) + ")" }
+func (p pos) String() string {
+	return p.file + ":" + itoa(p.line) + ":" + itoa(p.col) + "(" + itoa(p.offset) + ")"
+}
 
 func itoa(n int) string {
 	if n < 0 {
