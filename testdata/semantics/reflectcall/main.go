@@ -10,7 +10,7 @@ import (
 type Greeter struct{ Name string }
 
 func (g Greeter) Hello(greeting string) string { return greeting + ", " + g.Name }
-func (g *Greeter) Rename(n string)              { g.Name = strings.ToUpper(n) }
+func (g *Greeter) Rename(n string)             { g.Name = strings.ToUpper(n) }
 
 func main() {
 	g := &Greeter{"world"}
