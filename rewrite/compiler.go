@@ -1180,6 +1180,67 @@ func kprofCheckSide(b *Block) (slow, ok bool) {
 }
 `
 
+// rewriteAMD64Patches merge two charges in a row into one: where a
+// caller's charge before a call is followed by the entry charge of the
+// callee the compiler inlined there (or by the flush of an inlined small
+// leaf), two additions of constants to the count in memory, each waiting
+// for the other's store, become one. Only for fields of the running
+// goroutine's g (the count; two additions to one field of g, nothing
+// reading memory between them, are one whoever reads the field).
+var rewriteAMD64Patches = []struct{ old, new string }{
+	{
+		old: "func rewriteValueAMD64_OpAMD64ADDQconstmodify(v *Value) bool {\n\tv_1 := v.Args[1]\n\tv_0 := v.Args[0]\n",
+		new: "func rewriteValueAMD64_OpAMD64ADDQconstmodify(v *Value) bool {\n\tif kprofMergeCharges(v) {\n\t\treturn true\n\t}\n\tv_1 := v.Args[1]\n\tv_0 := v.Args[0]\n",
+	},
+}
+
+// rewriteAMD64Code is appended to ssa/rewriteAMD64.go.
+const rewriteAMD64Code = `
+// kprofMergeCharges rewrites (ADDQconstmodify [c1,off] (GetG) (ADDQconstmodify
+// [c2,off] (GetG) mem)), in one block, as (ADDQconstmodify [c1+c2,off]
+// (GetG) mem), if nothing but v uses the inner one's memory — nothing but
+// inlining marks, which name a position, and GetG, the g register: those
+// then take mem, and the inner one is dead.
+func kprofMergeCharges(v *Value) bool {
+	m := v.Args[1]
+	if m.Op != OpAMD64ADDQconstmodify || m.Block != v.Block || m.Aux != v.Aux {
+		return false
+	}
+	if v.Args[0].Op != OpGetG || m.Args[0].Op != OpGetG {
+		return false
+	}
+	a, b := ValAndOff(v.AuxInt), ValAndOff(m.AuxInt)
+	sum := int64(a.Val()) + int64(b.Val())
+	if a.Off() != b.Off() || sum != int64(int32(sum)) {
+		return false
+	}
+	uses := int32(0)
+	for _, w := range v.Block.Values {
+		for _, x := range w.Args {
+			if x == m {
+				if w != v && w.Op != OpInlMark && w.Op != OpGetG {
+					return false
+				}
+				uses++
+			}
+		}
+	}
+	if uses != m.Uses {
+		return false // a control or another block uses it
+	}
+	mem := m.Args[1]
+	for _, w := range v.Block.Values {
+		for i, x := range w.Args {
+			if x == m {
+				w.SetArg(i, mem)
+			}
+		}
+	}
+	v.AuxInt = valAndOffToAuxInt(makeValAndOff(int32(sum), a.Off()))
+	return true
+}
+`
+
 var compilerPatches = []compilerPatch{
 	{"inline/inl.go", inlinerPatches, inlinerCode},
 	{"ssagen/ssa.go", ssagenPatches, ssagenCode},
@@ -1190,6 +1251,7 @@ var compilerPatches = []compilerPatch{
 	{"ssa/rewritegeneric.go", rewritegenericPatches, rewritegenericCode},
 	{"ssa/likelyadjust.go", likelyadjustPatches, likelyadjustCode},
 	{"ssa/layout.go", layoutPatches, layoutCode},
+	{"ssa/rewriteAMD64.go", rewriteAMD64Patches, rewriteAMD64Code},
 }
 
 // PatchedCompiler returns the path of kprof's compiler for the toolchain
