@@ -296,9 +296,13 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		// sample in its name.
 		ps.preWho = "nil"
 	}
+	f.bulkCharges(p)
 	// Charges that land on the same spot become one statement.
 	for _, pos := range f.pendingOrder {
 		ps := f.pending[pos]
+		if ps == nil {
+			continue // charged in bulk
+		}
 		rank := rankStmt
 		if ps.inRange != "" {
 			// After the loop body's own exit check (rankExit), which
@@ -709,6 +713,131 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		}
 		d.cases = append(d.cases, c)
 	}
+}
+
+// bulkCharges charges each loop of p's function that clears an array or
+// a slice ("for i := range a { a[i] = zero }", clearLoop) before it, len(a)
+// times what its body start is charged, and inserts nothing in its body:
+// a charge or a check there would keep the compiler from making the loop
+// one clear of memory (as REP STOSQ or a call of memclr), which the plain
+// build does. Its body runs exactly len(a) times (the assignment cannot
+// fail, nor leave the loop), so totals stay exact; the loop is then a path
+// without a check, whatever its length, like a call of copy.
+func (f *fileEmitter) bulkCharges(p *FuncPlan) {
+	ast.Inspect(p.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			length, ok := f.clearLoop(n)
+			if _, labeled := f.labels[n]; !ok || labeled {
+				return true
+			}
+			pos := n.Body.Lbrace + 1
+			ps := f.pending[pos]
+			if ps == nil || ps.post || ps.flush || ps.entry != "" || ps.inRange != "" || ps.n <= 0 {
+				return true
+			}
+			delete(f.pending, pos)
+			f.insert(n.Pos(), rankStmt, chargeText(p.Local, fmt.Sprintf("%d*int64(%s)", ps.n, length)))
+		}
+		return true
+	})
+}
+
+// clearLoop reports whether r is "for i := range a { a[i] = zero }" (the
+// shape cmd/compile turns into a clear of a's memory: a evaluated again
+// in the body without effects, zero a constant, nil or an empty struct or
+// array literal) with a an array or a slice variable, and returns the
+// source of a's length, which nothing can make fail before the loop.
+func (f *fileEmitter) clearLoop(r *ast.RangeStmt) (string, bool) {
+	key, ok := r.Key.(*ast.Ident)
+	if !ok || key.Name == "_" || f.info.ObjectOf(key) == nil {
+		return "", false
+	}
+	if v, ok := r.Value.(*ast.Ident); r.Value != nil && (!ok || v.Name != "_") {
+		return "", false
+	}
+	if len(r.Body.List) != 1 {
+		return "", false
+	}
+	as, ok := r.Body.List[0].(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return "", false
+	}
+	ix, ok := as.Lhs[0].(*ast.IndexExpr)
+	if !ok {
+		return "", false
+	}
+	if id, ok := ast.Unparen(ix.Index).(*ast.Ident); !ok || f.info.ObjectOf(id) != f.info.ObjectOf(key) {
+		return "", false
+	}
+	if !f.sameSafe(ix.X, r.X) || !f.isZero(as.Rhs[0]) {
+		return "", false
+	}
+	switch u := f.info.TypeOf(r.X).Underlying().(type) {
+	case *types.Array:
+		return strconv.FormatInt(u.Len(), 10), true
+	case *types.Slice:
+		if _, ok := ast.Unparen(r.X).(*ast.Ident); ok {
+			return "len(" + f.text(r.X) + ")", true
+		}
+	}
+	return "", false
+}
+
+// sameSafe reports whether x and y are the same variable, or the same
+// field of the same variable, as written (cmd/compile's ir.SameSafeExpr,
+// for the shapes clearLoop accepts).
+func (f *fileEmitter) sameSafe(x, y ast.Expr) bool {
+	x, y = ast.Unparen(x), ast.Unparen(y)
+	switch x := x.(type) {
+	case *ast.Ident:
+		y, ok := y.(*ast.Ident)
+		return ok && f.info.ObjectOf(x) != nil && f.info.ObjectOf(x) == f.info.ObjectOf(y)
+	case *ast.SelectorExpr:
+		y, ok := y.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		sx, sy := f.info.Selections[x], f.info.Selections[y]
+		return sx != nil && sy != nil && sx.Kind() == types.FieldVal && sy.Kind() == types.FieldVal &&
+			sx.Obj() == sy.Obj() && f.sameSafe(x.X, y.X)
+	case *ast.StarExpr:
+		y, ok := y.(*ast.StarExpr)
+		return ok && f.sameSafe(x.X, y.X)
+	}
+	return false
+}
+
+// isZero reports whether e is a zero value the compiler clears memory for:
+// a constant zero, nil, or an empty struct or array literal.
+func (f *fileEmitter) isZero(e ast.Expr) bool {
+	tv, ok := f.info.Types[e]
+	if !ok {
+		return false
+	}
+	if tv.IsNil() {
+		return true
+	}
+	if v := tv.Value; v != nil {
+		switch v.Kind() {
+		case constant.Bool:
+			return !constant.BoolVal(v)
+		case constant.String:
+			return constant.StringVal(v) == ""
+		case constant.Int, constant.Float, constant.Complex:
+			return constant.Sign(v) == 0 && constant.Sign(constant.Imag(v)) == 0
+		}
+		return false
+	}
+	if cl, ok := ast.Unparen(e).(*ast.CompositeLit); ok && len(cl.Elts) == 0 {
+		switch tv.Type.Underlying().(type) {
+		case *types.Struct, *types.Array:
+			return true
+		}
+	}
+	return false
 }
 
 // emitPops restores the stack depth before every return of p's function
