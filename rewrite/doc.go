@@ -148,7 +148,9 @@
 // likelyadjustPatches and layoutPatches): the side of the branch that
 // reaches a slow path of package counter is unlikely and laid out after the
 // rest, the join where the fast path continues right after the check, so
-// that the fast path falls through.
+// that the fast path falls through. It also merges two constant charges in
+// a row into one (rewriteAMD64Patches): a caller's charge before a call and
+// the entry charge of the callee the compiler inlined there.
 //
 // # Pops
 //
@@ -163,6 +165,26 @@
 // and restore it (counter.R, in a deferred call for the first). Code that
 // is not instrumented may recover too: with -pkgs every function restores
 // its saved depth (Options.ExactPops).
+//
+// A return whose results call functions pops after they are evaluated:
+// "return counter.PopRet1[T]{}.Of(f())" (Ret1 … Ret4 where the function
+// restores a saved depth). Where a result is too big for the compiler to
+// keep in registers (more than four words, or a struct of more than four
+// fields), or there are more than four, the wrapper would copy it twice,
+// each copy read back right after it is written; such a return assigns the
+// function's results instead — kprof names them (_kq0, _kq1, …) if they
+// have no names — then pops and returns: "{ _kq0 = f(); counter.Pop();
+// return }" (emitNamedReturn).
+//
+// # Loops that clear memory
+//
+// A loop "for i := range a { a[i] = zero }" over an array or a slice
+// variable, which the compiler makes one clear of memory, is charged
+// before it in bulk: len(a) times the charge its body would get (its
+// header's and its body's weights), with nothing in the body, which would
+// keep the compiler from recognising it. The body runs exactly len(a)
+// times; the loop is the one path that runs more than MaxPath
+// instructions without a check, like a call of copy or clear.
 //
 // # Deterministic mode
 //

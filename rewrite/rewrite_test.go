@@ -124,15 +124,23 @@ func TestGolden(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no golden inputs")
 	}
+	// Programs of ../testdata/progs whose rewritten source is a golden
+	// file too (the end-to-end tests run them).
+	for _, prog := range []string{"clears", "results"} {
+		files = append(files, filepath.Join("..", "testdata", "progs", prog, "main.go"))
+	}
 	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
+		golden := strings.TrimSuffix(file, ".go") + ".golden"
+		if filepath.Base(file) == "main.go" {
+			golden = filepath.Join("testdata", filepath.Base(filepath.Dir(file))+".golden")
+		}
+		t.Run(filepath.Base(golden), func(t *testing.T) {
 			src, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, out := instrument(t, filepath.Base(file), src)
 			got := describe(out) + "----\n" + string(out.Files[0])
-			golden := strings.TrimSuffix(file, ".go") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o666); err != nil {
 					t.Fatal(err)
