@@ -55,6 +55,7 @@ const (
 	kprofLocalName = "` + localVar + `"
 	kprofDepthName = "` + depthVar + `"
 	kprofTagName   = "` + tagVar + `"
+	kprofResultPrefix = "` + namedResultVar + `"
 	kprofLatePrefix = "` + lateVar + `"
 	kprofBodyDepthPrefix = "` + bodyDepthVar + `"
 )
@@ -238,7 +239,8 @@ func KprofFoldLate() {
 
 // kprofOnlyCharges reports whether body, once inlining is done, only
 // charges and returns normally: it calls nothing but package counter's C
-// and T, inlined (which it adds to charges), and functions
+// and T, inlined (which it adds to charges), intrinsics (math/bits'
+// LeadingZeros in math/big's nlz), and functions
 // inlined into it whose bodies do the same; it neither panics nor starts
 // or defers a function; and it does not use the caller's accumulator. A
 // small leaf that accumulates its charges uses its own variable, inlined
@@ -260,7 +262,13 @@ func kprofOnlyCharges(body ir.Nodes, charges *[]*ir.InlinedCallExpr) bool {
 				}
 				return !ok // what the counter's body does is known
 			}
-		case ir.OPANIC, ir.OCALLFUNC, ir.OCALLINTER, ir.OCALLMETH, ir.OGO, ir.ODEFER:
+		case ir.OCALLFUNC:
+			if ir.IsIntrinsicCall(x.(*ir.CallExpr)) {
+				break // an instruction or a few (bits.Len64), as for kprofCallsAfter
+			}
+			ok = false
+			return true
+		case ir.OPANIC, ir.OCALLINTER, ir.OCALLMETH, ir.OGO, ir.ODEFER:
 			ok = false
 			return true
 		case ir.ONAME:
@@ -472,6 +480,17 @@ func kprofVar(x ir.Node) bool {
 	return false
 }
 
+// kprofResult reports whether x is a result kprof named (rewrite's
+// namedResultVar prefix): the function had unnamed results.
+func kprofResult(x ir.Node) bool {
+	if x == nil || x.Op() != ir.ONAME || x.Sym() == nil || x.(*ir.Name).Class != ir.PPARAMOUT {
+		return false
+	}
+	name := x.Sym().Name
+	return strings.HasPrefix(name, kprofResultPrefix) && len(name) > len(kprofResultPrefix) &&
+		strings.Trim(name[len(kprofResultPrefix):], "0123456789") == ""
+}
+
 // kprofDict reports whether x is the address of a generic function's
 // dictionary (the instantiation of Ret1 … Ret4 passes one to Of).
 func kprofDict(x ir.Node) bool {
@@ -574,6 +593,12 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		if kprofLocal(as.X) {
 			return nil, true
 		}
+		if kprofResult(as.X) && as.Y != nil {
+			// "_kq0 = X; counter.Pop(); return" for "return X" (rewrite's
+			// emitNamedReturn): cost X, as the plain return did, less
+			// the return node, which the naked return costs.
+			return []ir.Node{as.Y}, true
+		}
 		if kprofVar(as.X) {
 			// Its declaration, or the value bound to it (the depth's,
 			// a call of package counter, costs nothing in turn).
@@ -591,6 +616,14 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		if ir.IsBlank(as.X) && kprofVar(as.Y) {
 			return nil, true // _ = _kp, _ = _kd
 		}
+	case ir.OAS2, ir.OAS2FUNC:
+		as := n.(*ir.AssignListStmt)
+		for _, x := range as.Lhs {
+			if !kprofResult(x) {
+				return nil, false
+			}
+		}
+		return as.Rhs, true // as for OAS
 	case ir.OASOP:
 		if kprofLocal(n.(*ir.AssignOpStmt).X) {
 			return nil, true

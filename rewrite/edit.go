@@ -716,13 +716,15 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 }
 
 // bulkCharges charges each loop of p's function that clears an array or
-// a slice ("for i := range a { a[i] = zero }", clearLoop) before it, len(a)
+// a slice ("for i := range a { a[i] = zero }", clearLoop) after it, len(a)
 // times what its body start is charged, and inserts nothing in its body:
 // a charge or a check there would keep the compiler from making the loop
 // one clear of memory (as REP STOSQ or a call of memclr), which the plain
-// build does. Its body runs exactly len(a) times (the assignment cannot
-// fail, nor leave the loop), so totals stay exact; the loop is then a path
-// without a check, whatever its length, like a call of copy.
+// build does. Its body runs exactly len(a) times unless a runtime error
+// (a nil pointer on the way to a) stops it in the first iteration, which
+// then leaves that iteration's charge uncounted, as such an error leaves
+// what a function accumulated (package doc, "Where charges go"). The loop
+// is a path without a check, whatever its length, like a call of copy.
 func (f *fileEmitter) bulkCharges(p *FuncPlan) {
 	ast.Inspect(p.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -730,7 +732,7 @@ func (f *fileEmitter) bulkCharges(p *FuncPlan) {
 			return false
 		case *ast.RangeStmt:
 			length, ok := f.clearLoop(n)
-			if _, labeled := f.labels[n]; !ok || labeled {
+			if !ok {
 				return true
 			}
 			pos := n.Body.Lbrace + 1
@@ -739,7 +741,7 @@ func (f *fileEmitter) bulkCharges(p *FuncPlan) {
 				return true
 			}
 			delete(f.pending, pos)
-			f.insert(n.Pos(), rankStmt, chargeText(p.Local, fmt.Sprintf("%d*int64(%s)", ps.n, length)))
+			f.insert(n.End(), rankStmt, "; "+strings.TrimSuffix(chargeText(p.Local, fmt.Sprintf("%d*int64(%s)", ps.n, length)), "; "))
 		}
 		return true
 	})
@@ -748,8 +750,8 @@ func (f *fileEmitter) bulkCharges(p *FuncPlan) {
 // clearLoop reports whether r is "for i := range a { a[i] = zero }" (the
 // shape cmd/compile turns into a clear of a's memory: a evaluated again
 // in the body without effects, zero a constant, nil or an empty struct or
-// array literal) with a an array or a slice variable, and returns the
-// source of a's length, which nothing can make fail before the loop.
+// array literal) with a an array or a slice variable, its elements not of
+// size zero, and returns the source of a's length.
 func (f *fileEmitter) clearLoop(r *ast.RangeStmt) (string, bool) {
 	key, ok := r.Key.(*ast.Ident)
 	if !ok || key.Name == "_" || f.info.ObjectOf(key) == nil {
@@ -772,18 +774,41 @@ func (f *fileEmitter) clearLoop(r *ast.RangeStmt) (string, bool) {
 	if id, ok := ast.Unparen(ix.Index).(*ast.Ident); !ok || f.info.ObjectOf(id) != f.info.ObjectOf(key) {
 		return "", false
 	}
-	if !f.sameSafe(ix.X, r.X) || !f.isZero(as.Rhs[0]) {
+	if !f.sameSafe(ix.X, r.X) || !f.isZero(as.Rhs[0]) || !f.universal(r.End(), "int64", "len") {
 		return "", false
 	}
+	var elem types.Type
+	length := ""
 	switch u := f.info.TypeOf(r.X).Underlying().(type) {
 	case *types.Array:
-		return strconv.FormatInt(u.Len(), 10), true
+		elem, length = u.Elem(), strconv.FormatInt(u.Len(), 10)
 	case *types.Slice:
-		if _, ok := ast.Unparen(r.X).(*ast.Ident); ok {
-			return "len(" + f.text(r.X) + ")", true
+		if _, ok := ast.Unparen(r.X).(*ast.Ident); !ok {
+			return "", false
+		}
+		elem, length = u.Elem(), "len("+f.text(r.X)+")"
+	default:
+		return "", false
+	}
+	if sizeUnknown(elem) || amd64Sizes.Sizeof(elem) == 0 {
+		return "", false // zero-size elements: the compiler clears nothing, and len(a) may be huge
+	}
+	return length, true
+}
+
+// universal reports whether each name denotes the predeclared object of
+// that name at pos (a local len or int64 may hide it).
+func (f *fileEmitter) universal(pos token.Pos, names ...string) bool {
+	scope := f.pkg.Scope().Innermost(pos)
+	if scope == nil {
+		return false
+	}
+	for _, name := range names {
+		if _, obj := scope.LookupParent(name, pos); obj != types.Universe.Lookup(name) {
+			return false
 		}
 	}
-	return "", false
+	return true
 }
 
 // sameSafe reports whether x and y are the same variable, or the same

@@ -112,6 +112,69 @@ func clearSlice(s []int) int {
 	return n
 }
 
+// shadowedLen hides len: its clear loop is charged as any loop.
+func shadowedLen(s []int) int {
+	len := 3
+	for i := range s {
+		s[i] = 0
+	}
+	return len
+}
+
+type empty struct{}
+
+// zeroSize clears elements of size zero: nothing to clear, no bulk charge.
+func zeroSize() int {
+	var a [1 << 20]empty
+	for i := range a {
+		a[i] = empty{}
+	}
+	return len(a)
+}
+
+// zeroGeneric clears a slice of a type parameter.
+func zeroGeneric[T ~int | ~int64](s []T) int {
+	for i := range s {
+		s[i] = 0
+	}
+	return len(s)
+}
+
+// inClosure clears in a function literal.
+func inClosure(s []any) int {
+	f := func() {
+		for i := range s {
+			s[i] = nil
+		}
+	}
+	f()
+	return len(s)
+}
+
+// places clears through a pointer to an array and in case clauses.
+func places(s []int, p *[4]int) int {
+	n := 0
+	for i := range s {
+		s[i] = 0
+	}
+	for i := range *p {
+		(*p)[i] = 0
+	}
+	switch len(s) {
+	case 0:
+		n--
+		for i := range p {
+			p[i] = 0
+		}
+	default:
+		for i := range s {
+			s[i] = 0
+		}
+		n++
+	}
+	return n
+}
+
 func main() {
 	t := &table{}
 	total := 0
@@ -131,5 +194,8 @@ func main() {
 	for _, v := range s {
 		total += v
 	}
+	total += shadowedLen(s) + zeroSize() + zeroGeneric([]int64{1, 2, 3})
+	total += inClosure([]any{1, "x", nil})
+	total += places(s[:10], &[4]int{1, 2, 3, 4}) + places(nil, &[4]int{})
 	println(total)
 }

@@ -1,7 +1,8 @@
 // Program inlining has small functions of the shapes whose instrumentation
 // adds user-looking code: conditions evaluated again to charge their
 // operands in the branches, the dispatch of a case that lists several
-// values, a switch's bound tag, results bound to temporaries. kprof's
+// values, a switch's bound tag, results bound to temporaries or assigned
+// to the function's results. kprof's
 // inliner does not cost that code, so each stays inlinable as in the plain
 // build (TestInliningAsPlain), and the program counts exactly
 // (TestExactAgainstOracle).
@@ -92,6 +93,27 @@ func digit(r int) bool {
 	return even
 }
 
+type box struct{ a, b, c, d, e int }
+
+// widen: a result too big for registers, returned from a call through the
+// function's results (which kprof names).
+func widen(s *span, i int) box {
+	if i < 0 {
+		return box{}
+	}
+	return fill(s, i)
+}
+
+// fill has a loop: it checks, so widen pushes itself and pops after fill
+// returns.
+func fill(s *span, i int) box {
+	b := box{s.lo, s.hi, i, 0, i * 2}
+	for _, c := range s.buf[:4] {
+		b.d += int(c)
+	}
+	return b
+}
+
 func main() {
 	s := &span{lo: 1, hi: 40, buf: make([]byte, 48)}
 	for i := range s.buf {
@@ -111,6 +133,8 @@ func main() {
 				sum += n
 			}
 			sum += clamp(s, i) + scan(s)
+			b := widen(s, i)
+			sum += b.a + b.e
 			if digit(i*5 + 40) {
 				sum++
 			}
