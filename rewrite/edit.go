@@ -726,23 +726,22 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 // what a function accumulated (package doc, "Where charges go"). The loop
 // is a path without a check, whatever its length, like a call of copy.
 func (f *fileEmitter) bulkCharges(p *FuncPlan) {
-	ast.Inspect(p.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.RangeStmt:
-			length, ok := f.clearLoop(n)
-			if !ok {
-				return true
-			}
-			pos := n.Body.Lbrace + 1
-			ps := f.pending[pos]
-			if ps == nil || ps.post || ps.flush || ps.entry != "" || ps.inRange != "" || ps.n <= 0 {
-				return true
-			}
-			delete(f.pending, pos)
-			f.insert(n.End(), rankStmt, "; "+strings.TrimSuffix(chargeText(p.Local, fmt.Sprintf("%d*int64(%s)", ps.n, length)), "; "))
+	inspectOwn(f.info, p.Body, func(n ast.Node) bool {
+		r, ok := n.(*ast.RangeStmt)
+		if !ok {
+			return true
 		}
+		length, ok := f.clearLoop(r)
+		if !ok {
+			return true
+		}
+		pos := r.Body.Lbrace + 1
+		ps := f.pending[pos]
+		if ps == nil || ps.post || ps.flush || ps.entry != "" || ps.inRange != "" || ps.n <= 0 {
+			return true
+		}
+		delete(f.pending, pos)
+		f.insert(r.End(), rankStmt, "; "+strings.TrimSuffix(chargeText(p.Local, fmt.Sprintf("%d*int64(%s)", ps.n, length)), "; "))
 		return true
 	})
 }

@@ -175,6 +175,28 @@ func places(s []int, p *[4]int) int {
 	return n
 }
 
+func seq(n int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// inRangeFunc clears in a range-over-func loop body (a function of its own).
+func inRangeFunc(s []int) int {
+	n := 0
+	for k := range seq(3) {
+		for i := range s {
+			s[i] = 0
+		}
+		n += k + len(s)
+	}
+	return n
+}
+
 func main() {
 	t := &table{}
 	total := 0
@@ -195,7 +217,7 @@ func main() {
 		total += v
 	}
 	total += shadowedLen(s) + zeroSize() + zeroGeneric([]int64{1, 2, 3})
-	total += inClosure([]any{1, "x", nil})
+	total += inClosure([]any{1, "x", nil}) + inRangeFunc(s[:7])
 	total += places(s[:10], &[4]int{1, 2, 3, 4}) + places(nil, &[4]int{})
 	println(total)
 }
