@@ -255,6 +255,51 @@ func TestFoldedCharges(t *testing.T) {
 	}
 }
 
+// TestMergedCharges checks kprof's compiler patch that merges two charges
+// in a row (rewrite/compiler.go, kprofMergeCharges): in
+// main.(*rng).below of testdata/progs/merges, the caller's charge before
+// the call of draw, which the compiler inlines, and draw's entry charge
+// were two additions of constants to the count one after the other; the
+// patched compiler makes them one, inside draw's inlined body. Without the
+// patch the function has two such pairs.
+func TestMergedCharges(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("amd64 only")
+	}
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/progs/merges", "-pkgs", "main")
+	insts, addr := disassembleAt(t, bin, "main.(*rng).below")
+	inlined := inlinedRanges(t, bin, "main.(*rng).draw")
+	onCount := countOperand(insts)
+	constCharge := func(in x86asm.Inst) bool {
+		_, imm := in.Args[1].(x86asm.Imm)
+		return (in.Op == x86asm.ADD || in.Op == x86asm.SUB) && onCount(in.Args[0]) && imm
+	}
+	pairs, inDraw, prev := 0, 0, -1
+	for i, in := range insts {
+		if in.Op == x86asm.NOP {
+			continue
+		}
+		if constCharge(in) {
+			if prev >= 0 && constCharge(insts[prev]) {
+				pairs++
+			}
+			pc := addr + uint64(offsetOf(insts, i))
+			if slices.ContainsFunc(inlined, func(r [2]uint64) bool { return r[0] <= pc && pc < r[1] }) {
+				inDraw++
+			}
+		}
+		prev = i
+	}
+	t.Logf("main.(*rng).below: %d pairs of constant charges in a row, %d charges in draw's inlined body", pairs, inDraw)
+	if inDraw == 0 {
+		t.Fatal("no charge of the count inside draw's inlined body: the program no longer has the shape this test is about")
+	}
+	if pairs != 0 {
+		t.Errorf("main.(*rng).below adds constants to the count %d times right after another such addition: the charges were not merged", pairs)
+	}
+}
+
 // inlinedRanges returns the address ranges of the bodies of the named
 // functions inlined anywhere in the Go binary bin (DWARF's inlined
 // subroutines).
