@@ -469,15 +469,19 @@ func kprofVar(x ir.Node) bool {
 	if x == nil || x.Op() != ir.ONAME || x.Sym() == nil {
 		return false
 	}
-	switch name := x.Sym().Name; {
-	case name == kprofLocalName, name == kprofDepthName, name == kprofTagName:
+	switch name := x.Sym().Name; name {
+	case kprofLocalName, kprofDepthName, kprofTagName:
 		return true
-	case strings.HasPrefix(name, kprofLatePrefix) && len(name) > len(kprofLatePrefix):
-		return strings.Trim(name[len(kprofLatePrefix):], "0123456789") == ""
-	case strings.HasPrefix(name, kprofBodyDepthPrefix) && len(name) > len(kprofBodyDepthPrefix):
-		return strings.Trim(name[len(kprofBodyDepthPrefix):], "0123456789") == ""
+	default:
+		return kprofNumbered(name, kprofLatePrefix) || kprofNumbered(name, kprofBodyDepthPrefix)
 	}
-	return false
+}
+
+// kprofNumbered reports whether name is prefix followed by a number (the
+// names kprof gives to a return's results and to saved depths).
+func kprofNumbered(name, prefix string) bool {
+	return strings.HasPrefix(name, prefix) && len(name) > len(prefix) &&
+		strings.Trim(name[len(prefix):], "0123456789") == ""
 }
 
 // kprofResult reports whether x is a result kprof named (rewrite's
@@ -486,9 +490,7 @@ func kprofResult(x ir.Node) bool {
 	if x == nil || x.Op() != ir.ONAME || x.Sym() == nil || x.(*ir.Name).Class != ir.PPARAMOUT {
 		return false
 	}
-	name := x.Sym().Name
-	return strings.HasPrefix(name, kprofResultPrefix) && len(name) > len(kprofResultPrefix) &&
-		strings.Trim(name[len(kprofResultPrefix):], "0123456789") == ""
+	return kprofNumbered(x.Sym().Name, kprofResultPrefix)
 }
 
 // kprofDict reports whether x is the address of a generic function's

@@ -798,16 +798,23 @@ func (f *fileEmitter) clearLoop(r *ast.RangeStmt) (string, bool) {
 // universal reports whether each name denotes the predeclared object of
 // that name at pos (a local len or int64 may hide it).
 func (f *fileEmitter) universal(pos token.Pos, names ...string) bool {
-	scope := f.pkg.Scope().Innermost(pos)
-	if scope == nil {
-		return false
-	}
 	for _, name := range names {
-		if _, obj := scope.LookupParent(name, pos); obj != types.Universe.Lookup(name) {
+		if obj, ok := f.lookup(pos, name); !ok || obj != types.Universe.Lookup(name) {
 			return false
 		}
 	}
 	return true
+}
+
+// lookup returns the object that name denotes at pos in the file (nil if
+// none); false if pos is in no scope of the package.
+func (f *fileEmitter) lookup(pos token.Pos, name string) (types.Object, bool) {
+	scope := f.pkg.Scope().Innermost(pos)
+	if scope == nil {
+		return nil, false
+	}
+	_, obj := scope.LookupParent(name, pos)
+	return obj, true
 }
 
 // sameSafe reports whether x and y are the same variable, or the same
@@ -873,69 +880,80 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
-			if p.NoPop[n.Return] {
-				if _, late := f.lateFinal[n]; late {
-					f.emitLateFinal(p, n, "")
-				}
-				return true
-			}
-			if _, late := f.lateFinal[n]; late {
-				f.emitLateFinal(p, n, popStmt(p))
-				return true
-			}
-			if len(n.Results) == 0 || !f.callsIn(n.Results) {
-				f.insert(n.Pos(), rankPop, popStmt(p))
-				return true
-			}
-			k := p.Fn.Signature.Results().Len()
-			if (k > 4 || !registerable(p.Fn.Signature.Results())) && f.emitNamedReturn(p, n) {
-				return true
-			}
-			if k > 4 {
-				f.insert(n.Pos(), rankPop, popStmt(p))
-				return true
-			}
-			// return R<k>(depth, results...): the results are evaluated
-			// (calls included) before the depth is restored.
-			if tv, ok := f.info.Types[n.Results[0]]; ok && len(n.Results) == 1 {
-				if tup, ok := tv.Type.(*types.Tuple); ok && tup.Len() > 1 {
-					// return f() with several results: as the compiler
-					// would, through temporaries, then restore the depth.
-					var tmps []string
-					for i := 0; i < tup.Len(); i++ {
-						tmps = append(tmps, fmt.Sprintf("%s%d", resultVar, i))
-					}
-					list := strings.Join(tmps, ", ")
-					f.replace(n.Pos(), n.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))
-					f.insert(n.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
-					return true
-				}
-			}
-			if names, ok := f.resultTypes(p); ok && f.namesTypes(n.Pos(), names) {
-				open := fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar)
-				if p.PopByCount {
-					open = fmt.Sprintf("%s.PopRet%d[%s]{}.Of(", counterAlias, k, strings.Join(names, ", "))
-				}
-				f.insert(n.Results[0].Pos(), rankOpen, open)
-			} else if tv, ok := f.info.Types[n.Results[0]]; ok && k == 1 && types.Identical(tv.Type, p.Fn.Signature.Results().At(0).Type()) {
-				open := fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar)
-				if p.PopByCount {
-					open = fmt.Sprintf("%s.Pop1(", counterAlias)
-				}
-				f.insert(n.Results[0].Pos(), rankOpen, open)
-			} else {
-				if !f.emitNamedReturn(p, n) {
-					f.insert(n.Pos(), rankPop, popStmt(p))
-				}
-				return true
-			}
-			f.insert(n.Results[len(n.Results)-1].End(), rankClose, ")")
+			f.emitReturnPop(p, n)
 		}
 		return true
 	})
 	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) && !p.NoEndPop {
 		f.insert(p.Body.Rbrace, rankPop, "; "+strings.TrimSuffix(popStmt(p), "; "))
 	}
+}
+
+// emitReturnPop restores the stack depth at return statement r: after its
+// results, where they call functions — through the function's named
+// results where a result is too big for registers or there are more than
+// four (emitNamedReturn), else through a wrapper (emitWrappedReturn), else
+// named — and before them where neither can be written.
+func (f *fileEmitter) emitReturnPop(p *FuncPlan, r *ast.ReturnStmt) {
+	if _, late := f.lateFinal[r]; late {
+		pop := popStmt(p)
+		if p.NoPop[r.Return] {
+			pop = ""
+		}
+		f.emitLateFinal(p, r, pop)
+		return
+	}
+	if p.NoPop[r.Return] {
+		return
+	}
+	if len(r.Results) > 0 && f.callsIn(r.Results) {
+		res := p.Fn.Signature.Results()
+		big := res.Len() > 4 || !registerable(res)
+		if big && f.emitNamedReturn(p, r) || res.Len() <= 4 && f.emitWrappedReturn(p, r) || f.emitNamedReturn(p, r) {
+			return
+		}
+	}
+	f.insert(r.Pos(), rankPop, popStmt(p))
+}
+
+// emitWrappedReturn rewrites "return X0, X1" as "return
+// counter.Ret2[T0, T1](depth).Of(X0, X1)" (PopRet2 where the function pops
+// by count; R1 or Pop1 where the type cannot be named but is the result's),
+// and "return f()" with several results through temporaries. It reports
+// false if it can write neither.
+func (f *fileEmitter) emitWrappedReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
+	k := p.Fn.Signature.Results().Len()
+	if tv, ok := f.info.Types[r.Results[0]]; ok && len(r.Results) == 1 {
+		if tup, ok := tv.Type.(*types.Tuple); ok && tup.Len() > 1 {
+			// return f() with several results: as the compiler
+			// would, through temporaries, then restore the depth.
+			var tmps []string
+			for i := 0; i < tup.Len(); i++ {
+				tmps = append(tmps, fmt.Sprintf("%s%d", resultVar, i))
+			}
+			list := strings.Join(tmps, ", ")
+			f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))
+			f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
+			return true
+		}
+	}
+	if names, ok := f.resultTypes(p); ok && f.namesTypes(r.Pos(), names) {
+		open := fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar)
+		if p.PopByCount {
+			open = fmt.Sprintf("%s.PopRet%d[%s]{}.Of(", counterAlias, k, strings.Join(names, ", "))
+		}
+		f.insert(r.Results[0].Pos(), rankOpen, open)
+	} else if tv, ok := f.info.Types[r.Results[0]]; ok && k == 1 && types.Identical(tv.Type, p.Fn.Signature.Results().At(0).Type()) {
+		open := fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar)
+		if p.PopByCount {
+			open = fmt.Sprintf("%s.Pop1(", counterAlias)
+		}
+		f.insert(r.Results[0].Pos(), rankOpen, open)
+	} else {
+		return false
+	}
+	f.insert(r.Results[len(r.Results)-1].End(), rankClose, ")")
+	return true
 }
 
 // emitNamedReturn rewrites "return X0, X1" as "{ R0, R1 = X0, X1; <pop>return }",
@@ -987,13 +1005,9 @@ func (f *fileEmitter) namedResults(p *FuncPlan, pos token.Pos) ([]string, bool) 
 		}
 		return names, true
 	}
-	scope := f.pkg.Scope().Innermost(pos)
-	if scope == nil {
-		return nil, false
-	}
 	for i := range res.Len() {
 		v := res.At(i)
-		if _, obj := scope.LookupParent(v.Name(), pos); v.Name() == "_" || obj != v {
+		if obj, ok := f.lookup(pos, v.Name()); !ok || v.Name() == "_" || obj != v {
 			return nil, false
 		}
 		names = append(names, v.Name())
