@@ -180,11 +180,13 @@
 //
 // A loop "for i := range a { a[i] = zero }" over an array or a slice
 // variable, which the compiler makes one clear of memory, is charged
-// before it in bulk: len(a) times the charge its body would get (its
+// after it in bulk: len(a) times the charge its body would get (its
 // header's and its body's weights), with nothing in the body, which would
 // keep the compiler from recognising it. The body runs exactly len(a)
-// times; the loop is the one path that runs more than MaxPath
-// instructions without a check, like a call of copy or clear.
+// times, unless a nil pointer on the way to a stops it in the first
+// iteration (a runtime error: that iteration's charge is then uncounted,
+// see "Where charges go"); the loop is the one path that runs more than
+// MaxPath instructions without a check, like a call of copy or clear.
 //
 // # Deterministic mode
 //
