@@ -192,6 +192,7 @@ type fileEmitter struct {
 	labels       map[ast.Stmt]string       // labeled statements and their labels
 	valueOrder   []*ast.CaseClause
 	renamed      map[*ast.FuncType]bool // functions whose results kprof named (namedResults)
+	generics     bool                   // the file's language version has generics (go1.18)
 	*editor
 	file    *ast.File
 	info    *types.Info
@@ -645,6 +646,13 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 			f.approx = append(f.approx, fmt.Sprintf("%s: case value at %s: tag type %s cannot be named here; %d instructions not counted", p.Fn, f.fset.Position(e.Pos()), tagType, n))
 			return
 		}
+		if !f.generics {
+			// Below go1.18: the tick in a function literal called in
+			// place, which the compiler inlines.
+			f.insert(e.Pos(), rankOpen, fmt.Sprintf("func() %s { _ = %s; return ", ts, c.tick()))
+			f.insert(e.End(), rankClose, " }()")
+			return
+		}
 		if chk && c.depth != "" && c.preWho != "nil" {
 			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VCW[%s](%d, %s, %s, ", counterAlias, ts, n, c.preWho, c.depth))
 		} else if chk {
@@ -909,7 +917,7 @@ func (f *fileEmitter) emitReturnPop(p *FuncPlan, r *ast.ReturnStmt) {
 	if len(r.Results) > 0 && f.callsIn(r.Results) {
 		res := p.Fn.Signature.Results()
 		big := res.Len() > 4 || !registerable(res)
-		if big && f.emitNamedReturn(p, r) || res.Len() <= 4 && f.emitWrappedReturn(p, r) || f.emitNamedReturn(p, r) {
+		if big && f.emitNamedReturn(p, r) || res.Len() <= 4 && f.emitWrappedReturn(p, r) || f.emitNamedReturn(p, r) || f.emitTempReturn(p, r) {
 			return
 		}
 	}
@@ -936,6 +944,9 @@ func (f *fileEmitter) emitWrappedReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
 			f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
 			return true
 		}
+	}
+	if !f.generics {
+		return false // the wrappers below are generic
 	}
 	if names, ok := f.resultTypes(p); ok && f.namesTypes(r.Pos(), names) {
 		open := fmt.Sprintf("%s.Ret%d[%s](%s).Of(", counterAlias, k, strings.Join(names, ", "), depthVar)
@@ -970,6 +981,27 @@ func (f *fileEmitter) emitNamedReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
 	}
 	f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s = ", strings.Join(names, ", ")))
 	f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn }", popStmt(p)))
+	return true
+}
+
+// emitTempReturn rewrites "return X0, X1" as "{ var _kr0 T0; var _kr1 T1;
+// _kr0, _kr1 = X0, X1; <pop>return _kr0, _kr1 }" where the results can be
+// neither wrapped (a file below go1.18) nor named (a result is blank or
+// hidden at r). It reports false if a result type cannot be named at r.
+func (f *fileEmitter) emitTempReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
+	names, ok := f.resultTypes(p)
+	if !ok || !f.namesTypes(r.Pos(), names) || len(r.Results) != len(names) {
+		return false
+	}
+	var decls, tmps []string
+	for i, t := range names {
+		tmp := fmt.Sprintf("%s%d", resultVar, i)
+		decls = append(decls, fmt.Sprintf("var %s %s; ", tmp, t))
+		tmps = append(tmps, tmp)
+	}
+	list := strings.Join(tmps, ", ")
+	f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s%s = ", strings.Join(decls, ""), list))
+	f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"go/version"
 	"path"
 	"sort"
 	"strconv"
@@ -368,6 +369,7 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		table:      fmt.Sprintf("_kprofF%d", i),
 		valueTable: fmt.Sprintf("_kprofT%d", i),
 		renamed:    make(map[*ast.FuncType]bool),
+		generics:   allowsGenerics(in.Info.FileVersions[file]),
 	}
 	ids := make(map[*ssa.Function]int)
 	var plans []*FuncPlan
@@ -476,4 +478,13 @@ func FuncName(fn *ssa.Function) string {
 		return fmt.Sprintf("%s.%s.%s", pkg, tn, name)
 	}
 	return pkg + "." + name
+}
+
+// allowsGenerics reports whether a file of language version v (its
+// package's -lang, raised for the file by a //go:build go1.N line; "" when
+// the type checker was given none) may instantiate generic code: what
+// kprof inserts must compile under the file's own version, which kprof
+// never changes.
+func allowsGenerics(v string) bool {
+	return v == "" || version.Compare(v, "go1.18") >= 0
 }

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -32,6 +33,11 @@ func instrumentWith(t *testing.T, name string, src []byte, opts Options) (*Input
 	}
 	in := &Input{Fset: fset, Files: []*ast.File{f}, Srcs: [][]byte{src}, Names: []string{name}, Path: f.Name.Name, Info: NewInfo()}
 	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	// A first line "// lang: go1.N" type-checks the file as a module of
+	// that language version would be.
+	if lang, ok := strings.CutPrefix(string(src[:bytes.IndexByte(src, '\n')+1]), "// lang: "); ok {
+		conf.GoVersion = strings.TrimSpace(lang)
+	}
 	in.Pkg, err = conf.Check(f.Name.Name, fset, in.Files, in.Info)
 	if err != nil {
 		t.Fatal(err)

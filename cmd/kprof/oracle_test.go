@@ -32,6 +32,13 @@ import (
 // (no landing points, no charges): an independent oracle for the exact
 // total of the instrumented binary.
 func oracleTotal(t *testing.T, file string) (int64, map[string]int64, map[string]int64) {
+	return oracleLang(t, file, "")
+}
+
+// oracleLang is oracleTotal for a program of language version lang ("" for
+// the newest): go/ssa builds loop variables and the rest as that version
+// defines them.
+func oracleLang(t *testing.T, file, lang string) (int64, map[string]int64, map[string]int64) {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
@@ -41,7 +48,7 @@ func oracleTotal(t *testing.T, file string) (int64, map[string]int64, map[string
 	if len(f.Imports) > 0 {
 		t.Fatalf("%s: oracle programs import nothing", file)
 	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("main", "main"), []*ast.File{f}, ssa.InstantiateGenerics)
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default(), GoVersion: lang}, fset, types.NewPackage("main", "main"), []*ast.File{f}, ssa.InstantiateGenerics)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,61 +167,118 @@ func TestExactAgainstOracle(t *testing.T) {
 		t.Fatalf("want at least 10 oracle programs, have %d", len(dirs))
 	}
 	for _, dir := range dirs {
-		dir := dir
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			want, per, calls := oracleTotal(t, filepath.Join(dir, "main.go"))
-			// -smallleaf 0: every function checks, so that exact mode
-			// attributes each instruction to its own function and a
-			// mismatch can be named.
-			bin := kprofBuild(t, kprofBin, dir, "-pkgs", "main", "-smallleaf", "0")
-			prof := runProfile(t, bin, "exact")
-			if prof.TotalInstructions != want {
-				t.Errorf("exact total %d, oracle %d (δ %+d)", prof.TotalInstructions, want, prof.TotalInstructions-want)
-			}
-			// Each function's own instructions, exactly.
-			got := map[string]int64{}
-			for _, fs := range prof.Flat() {
-				got[fs.Func.Name] = fs.Self
-			}
-			for name, n := range per {
-				if got[name] != n {
-					t.Errorf("%s: kprof %d instructions, oracle %d", name, got[name], n)
-				}
-			}
-			for name, n := range got {
-				if _, ok := per[name]; !ok && n != 0 {
-					t.Errorf("%s: kprof %d instructions, oracle none", name, n)
-				}
-			}
-			// Calls: every function (range-over-func bodies apart) has an
-			// entry check here, so exact mode counts every call.
-			gotCalls := map[string]int64{}
-			prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
-				gotCalls[stack[len(stack)-1].Name] += n.Calls
-			})
-			var allCalls int64
-			for name, n := range calls {
-				if !strings.Contains(name, "-range") && gotCalls[name] != n {
-					t.Errorf("%s: %d calls, oracle %d", name, gotCalls[name], n)
-				}
-				allCalls += n
-			}
-			// Exact mode samples where the calling context changes: at
-			// each entry and at each return or panic, not at loop headers
-			// or MaxPath checks (counter.SL), which would take one per
-			// iteration.
-			if max := 2*allCalls + 1; prof.TotalSamples > max {
-				t.Errorf("exact mode took %d samples for %d calls: more than %d", prof.TotalSamples, allCalls, max)
-			}
-			// With the default options small leaves get no check, their
-			// instructions go to their callers, and the compiler folds
-			// them into the callers' accumulators: the total stays.
-			bin = kprofBuild(t, kprofBin, dir, "-pkgs", "main")
-			if got := runProfile(t, bin, "exact").TotalInstructions; got != want {
-				t.Errorf("default options: exact total %d, oracle %d (δ %+d)", got, want, got-want)
-			}
+			checkOracle(t, kprofBin, dir, "")
 		})
 	}
+}
+
+// TestOldLanguageVersions builds testdata programs as modules that declare
+// old language versions (go.mod's go line sets the compiler's -lang): what
+// kprof inserts must compile under each (no generics before go1.18), exact
+// mode must agree with the oracle of that version, and the program must
+// print what its plain build prints (below go1.22 closures share a loop's
+// variable).
+func TestOldLanguageVersions(t *testing.T) {
+	kprofBin := buildKprof(t)
+	for _, tc := range []struct {
+		lang  string
+		progs []string
+	}{
+		{"1.12", []string{"closures", "fig4", "gotos", "methods", "loopvars"}},
+		{"1.16", []string{"folds", "inlining", "lazy", "logic", "merges", "recursion", "selects", "selfloop", "strs"}},
+		{"1.17", []string{"closures", "methods", "recursion"}},
+		{"1.21", []string{"loopvars", "closures"}},
+	} {
+		for _, prog := range tc.progs {
+			t.Run("go"+tc.lang+"/"+prog, func(t *testing.T) {
+				dir := t.TempDir()
+				src, err := os.ReadFile(filepath.Join("../../testdata/progs", prog, "main.go"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				mod := fmt.Sprintf("module example.com/%s\n\ngo %s\n", prog, tc.lang)
+				if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o666); err != nil {
+					t.Fatal(err)
+				}
+				want, err := runCmd(dir, nil, "go", "run", ".")
+				if err != nil {
+					t.Fatalf("go run: %v\n%s", err, want)
+				}
+				bin := checkOracle(t, kprofBin, dir, "go"+tc.lang)
+				for _, mode := range []string{"off", "sample", "exact"} {
+					env := []string{"KPROF_MODE=" + mode, "KPROF_OUT=" + filepath.Join(t.TempDir(), "p.kprof")}
+					if got, err := runCmd("", env, bin); err != nil || got != want {
+						t.Errorf("%s mode: %v\n%s\nwant (plain build)\n%s", mode, err, got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// checkOracle builds the program in dir with kprof (only package main
+// instrumented, as the oracle sees only it), runs it in exact mode and
+// compares the profile's total, each function's instructions and calls
+// with the oracle's for language version lang; and the total again with
+// the default options, whose binary it returns.
+func checkOracle(t *testing.T, kprofBin, dir, lang string) string {
+	t.Helper()
+	want, per, calls := oracleLang(t, filepath.Join(dir, "main.go"), lang)
+	// -smallleaf 0: every function checks, so that exact mode
+	// attributes each instruction to its own function and a
+	// mismatch can be named.
+	bin := kprofBuild(t, kprofBin, dir, "-pkgs", "main", "-smallleaf", "0")
+	prof := runProfile(t, bin, "exact")
+	if prof.TotalInstructions != want {
+		t.Errorf("exact total %d, oracle %d (δ %+d)", prof.TotalInstructions, want, prof.TotalInstructions-want)
+	}
+	// Each function's own instructions, exactly.
+	got := map[string]int64{}
+	for _, fs := range prof.Flat() {
+		got[fs.Func.Name] = fs.Self
+	}
+	for name, n := range per {
+		if got[name] != n {
+			t.Errorf("%s: kprof %d instructions, oracle %d", name, got[name], n)
+		}
+	}
+	for name, n := range got {
+		if _, ok := per[name]; !ok && n != 0 {
+			t.Errorf("%s: kprof %d instructions, oracle none", name, n)
+		}
+	}
+	// Calls: every function (range-over-func bodies apart) has an
+	// entry check here, so exact mode counts every call.
+	gotCalls := map[string]int64{}
+	prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		gotCalls[stack[len(stack)-1].Name] += n.Calls
+	})
+	var allCalls int64
+	for name, n := range calls {
+		if !strings.Contains(name, "-range") && gotCalls[name] != n {
+			t.Errorf("%s: %d calls, oracle %d", name, gotCalls[name], n)
+		}
+		allCalls += n
+	}
+	// Exact mode samples where the calling context changes: at
+	// each entry and at each return or panic, not at loop headers
+	// or MaxPath checks (counter.SL), which would take one per
+	// iteration.
+	if max := 2*allCalls + 1; prof.TotalSamples > max {
+		t.Errorf("exact mode took %d samples for %d calls: more than %d", prof.TotalSamples, allCalls, max)
+	}
+	// With the default options small leaves get no check, their
+	// instructions go to their callers, and the compiler folds
+	// them into the callers' accumulators: the total stays.
+	bin = kprofBuild(t, kprofBin, dir, "-pkgs", "main")
+	if got := runProfile(t, bin, "exact").TotalInstructions; got != want {
+		t.Errorf("default options: exact total %d, oracle %d (δ %+d)", got, want, got-want)
+	}
+	return bin
 }
 
 var (
