@@ -2,9 +2,10 @@
 // go/ssa form of the original source, weighs every SSA block, decides where
 // the goroutine's instruction counter is decremented and where granularity
 // checks go (paper §4–5), and writes edited source files that the Go compiler
-// compiles in place of the originals. It also owns the runtime patch (the
-// per-goroutine field in runtime.g) and the -toolexec driver that applies all
-// of this inside an ordinary go build.
+// compiles in place of the originals. Package toolexec applies it inside an
+// ordinary go build (the -toolexec driver); package toolchain owns the
+// patches to the Go toolchain it relies on (kprof's compiler, the
+// per-goroutine field in runtime.g).
 //
 // # What is counted (metric version 1)
 //
@@ -26,7 +27,7 @@
 // os/signal, whose goroutine the agent starts; nor the recover block go/ssa
 // adds to functions with defer (it runs only after a recovered panic), nor
 // the panics of iterators that misuse yield, nor package testing (the
-// harness; kprof patches it to count benchmarks, see patchTesting), nor, in
+// harness; kprof patches it to count benchmarks, see package toolchain), nor, in
 // deterministic mode, packages sync, internal/sync, sync/atomic and
 // internal/synctest (how often a lock spins is timing). The metric depends on
 // the source, the kprof version and the x/tools version only — never on
@@ -60,7 +61,7 @@
 //     count before each call and wait and at each return and panic; its
 //     checks compare the count with the variable (FuncPlan.Local).
 //     kprof's compiler leaves the variable's values out of the limits of
-//     its if-conversion (branchelimPatches in compiler.go): a branch that
+//     its if-conversion (package toolchain, branchelimPatches): a branch that
 //     the plain build turns into conditional moves stays one.
 //   - In such a function, the operands of && and || in the condition of
 //     an if, or of a for that no break leaves, are charged in the
@@ -77,7 +78,7 @@
 //     there), the leaf's charges — its ticks and those of the leaves
 //     inlined into it included — go to the caller's
 //     variable instead of the count (kprofFold and KprofFoldLate in
-//     compiler.go): the caller's next check or flush takes them, as it
+//     package toolchain): the caller's next check or flush takes them, as it
 //     would have taken them from the count, so attribution is unchanged.
 //     A call evaluated after the caller's last flush (in a return
 //     statement's results or a panic's argument) keeps the leaf's charges
@@ -129,7 +130,7 @@
 // flush before it, and what the callee runs counts towards the caller's
 // MaxPath. The quiet functions of a package are facts its importers plan
 // with: kprof build adds them to the package's archive, where the compile
-// steps of its importers read them (facts.go; cmp.Less in the sorts of
+// steps of its importers read them (package toolexec, facts.go; cmp.Less in the sorts of
 // package slices, strings.Compare in a comparison function). Neither does a call to
 // an inert package, unless it may end the goroutine or keep it waiting
 // (package runtime, the sync packages: mayStop). A function that is not a
@@ -144,7 +145,7 @@
 // flushed where they return, sampled at the caller's next check), and
 // only its calls that reach the push count in exact mode.
 //
-// kprof's compiler lays a check's slow path out of line (compiler.go,
+// kprof's compiler lays a check's slow path out of line (package toolchain,
 // likelyadjustPatches and layoutPatches): the side of the branch that
 // reaches a slow path of package counter is unlikely and laid out after the
 // rest, the join where the fast path continues right after the check, so
@@ -191,7 +192,7 @@
 // # Deterministic mode
 //
 // Unless kprof build gets -nondeterministic, the runtime patch removes the
-// randomness Go injects into code kprof counts (details in runtime.go):
+// randomness Go injects into code kprof counts (details in package toolchain):
 // the process seed is a constant and map hashing never uses AES (its
 // availability differs between machines); runtime.rand, which seeds maps,
 // starts their iteration and seeds hash/maphash, math/rand, sync.Map and

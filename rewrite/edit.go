@@ -27,6 +27,17 @@ const (
 	bodyDepthVar   = "_kb" // prefix of the depth at a range-over-func loop body's start (check.inRange)
 )
 
+// ReservedNames are the names of rewritten source that kprof's compiler
+// (package toolchain's inliner patch) recognises, by role.
+var ReservedNames = map[string]string{
+	"local":     localVar,
+	"depth":     depthVar,
+	"tag":       tagVar,
+	"result":    namedResultVar,
+	"late":      lateVar,
+	"bodyDepth": bodyDepthVar,
+}
+
 // An insertion is text placed at a byte offset of the original file.
 // Insertions at the same offset are ordered by rank: closings of expression
 // wraps (innermost first), then statements, then openings (outermost first).

@@ -171,7 +171,7 @@ func TestFastPathInstructions(t *testing.T) {
 		}
 		forms[form]++
 		t.Logf("%s: %v; %v (%d instructions, +%d NOP)", form, in, insts[j], n, nops)
-		// The slow path is out of line (rewrite/compiler.go,
+		// The slow path is out of line (toolchain/patches/go1.26/compile,
 		// likelyadjustPatches): the fast path does not take the branch,
 		// unless it is a loop's back edge.
 		if rel, ok := insts[j].Args[0].(x86asm.Rel); ok && insts[j].Op != x86asm.JLE && rel > 0 {
@@ -209,7 +209,7 @@ func countOperand(insts []x86asm.Inst) func(x86asm.Arg) bool {
 
 // TestFoldedCharges checks that the patched inliner folds the charges of
 // small leaves inlined into a function that accumulates its charges
-// (rewrite/compiler.go, kprofFold): in main.sumSquares of
+// (toolchain/patches/go1.26/compile, kprofFold): in main.sumSquares of
 // testdata/progs/folds no instruction inlined from sq or cube writes the
 // count, where the stock compiler's build has sq's charge write it (the
 // stock inliner, which costs kprof's code, does not inline cube), so the
@@ -256,7 +256,7 @@ func TestFoldedCharges(t *testing.T) {
 }
 
 // TestMergedCharges checks kprof's compiler patch that merges two charges
-// in a row (rewrite/compiler.go, kprofMergeCharges): in
+// in a row (toolchain/patches/go1.26/compile, kprofMergeCharges): in
 // main.(*rng).below of testdata/progs/merges, the caller's charge before
 // the call of draw, which the compiler inlines, and draw's entry charge
 // were two additions of constants to the count one after the other; the

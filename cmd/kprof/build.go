@@ -18,6 +18,8 @@ import (
 
 	"github.com/kprof/kprof"
 	"github.com/kprof/kprof/rewrite"
+	"github.com/kprof/kprof/toolchain"
+	"github.com/kprof/kprof/toolexec"
 )
 
 const (
@@ -176,8 +178,9 @@ func runGo(verb string, args []string) error {
 		env = append(env, "")
 	}
 	goVersion, goroot := strings.TrimSpace(env[0]), strings.TrimSpace(env[1])
-	if goVersion != rewrite.SupportedGo && !strings.HasPrefix(goVersion, rewrite.SupportedGo+".") {
-		return fmt.Errorf("kprof supports %s.x; the go command here is %s (set GOTOOLCHAIN or PATH to a supported Go)", rewrite.SupportedGo, goVersion)
+	release, err := toolchain.Lookup(goVersion)
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -187,7 +190,7 @@ func runGo(verb string, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := &rewrite.Config{
+	cfg := &toolexec.Config{
 		Options:   kf.opts,
 		ToolID:    id,
 		GoVersion: goVersion,
@@ -204,7 +207,7 @@ func runGo(verb string, args []string) error {
 	}
 	defer os.RemoveAll(tmp)
 	cfgPath := filepath.Join(tmp, "config.json")
-	toolexec := self + " toolexec"
+	wrapper := self + " toolexec"
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return err
@@ -212,7 +215,7 @@ func runGo(verb string, args []string) error {
 	cache = filepath.Join(cache, "kprof")
 	if !kf.stock {
 		progress := newProgress("kprof: building the patched compiler (first time only)")
-		cfg.Compiler, err = rewrite.PatchedCompiler(goroot, goVersion, cache)
+		cfg.Compiler, err = release.PatchedCompiler(goroot, goVersion, cache)
 		progress.done()
 		if err != nil {
 			return err
@@ -228,7 +231,7 @@ func runGo(verb string, args []string) error {
 		fmt.Fprintf(h, "%s\n%q\n%s", id, fwd, envOut)
 		key = filepath.Join(cache, "prebuilt-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
 		if loadPrebuilt(key, cfg) {
-			return runWithConfig(verb, goArgs, toolexec, cfgPath, cfg)
+			return runWithConfig(verb, goArgs, wrapper, cfgPath, cfg)
 		}
 	}
 	skip, err := goOutput("", nil, "list", "-deps", "-f", "{{.ImportPath}}", "runtime")
@@ -252,19 +255,19 @@ func runGo(verb string, args []string) error {
 		if err := writeConfig(cfgPath, cfg); err != nil {
 			return err
 		}
-		listArgs := []string{"list", "-export", "-json=ImportPath,Export,Dir,GoFiles,SFiles,Imports,ImportMap,Standard", "-toolexec", toolexec}
+		listArgs := []string{"list", "-export", "-json=ImportPath,Export,Dir,GoFiles,SFiles,Imports,ImportMap,Standard", "-toolexec", wrapper}
 		if deps {
 			listArgs = append(listArgs, "-deps")
 		}
 		listArgs = append(listArgs, fwd...)
 		listArgs = append(listArgs, pkg)
-		out, err := goOutput(dir, []string{rewrite.ConfigEnv + "=" + cfgPath}, listArgs...)
+		out, err := goOutput(dir, []string{toolexec.ConfigEnv + "=" + cfgPath}, listArgs...)
 		if err != nil {
 			return fmt.Errorf("building kprof's %s: %v", pkg, err)
 		}
 		dec := json.NewDecoder(strings.NewReader(out))
 		for dec.More() {
-			var sp rewrite.SupportPkg
+			var sp toolexec.SupportPkg
 			if err := dec.Decode(&sp); err != nil {
 				return fmt.Errorf("go list %s: %v", pkg, err)
 			}
@@ -291,16 +294,16 @@ func runGo(verb string, args []string) error {
 	if key != "" {
 		savePrebuilt(key, cfg)
 	}
-	return runWithConfig(verb, goArgs, toolexec, cfgPath, cfg)
+	return runWithConfig(verb, goArgs, wrapper, cfgPath, cfg)
 }
 
 // runWithConfig runs the go command with the wrapper and its configuration.
-func runWithConfig(verb string, goArgs []string, toolexec, cfgPath string, cfg *rewrite.Config) error {
+func runWithConfig(verb string, goArgs []string, wrapper, cfgPath string, cfg *toolexec.Config) error {
 	if err := writeConfig(cfgPath, cfg); err != nil {
 		return err
 	}
-	cmd := exec.Command("go", append([]string{verb, "-toolexec", toolexec}, goArgs...)...)
-	cmd.Env = append(os.Environ(), rewrite.ConfigEnv+"="+cfgPath)
+	cmd := exec.Command("go", append([]string{verb, "-toolexec", wrapper}, goArgs...)...)
+	cmd.Env = append(os.Environ(), toolexec.ConfigEnv+"="+cfgPath)
 	if verb == "test" && os.Getenv("KPROF_OUT") == "" && os.Getenv("KPROF_OUT_DIR") == "" {
 		wd, _ := os.Getwd()
 		cmd.Env = append(cmd.Env, "KPROF_OUT_DIR="+wd)
@@ -316,7 +319,7 @@ func runWithConfig(verb string, goArgs []string, toolexec, cfgPath string, cfg *
 	return nil
 }
 
-func writeConfig(path string, cfg *rewrite.Config) error {
+func writeConfig(path string, cfg *toolexec.Config) error {
 	data, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -413,7 +416,7 @@ func supportModule(id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mod := fmt.Sprintf("module %s\n\ngo %s\n", modulePath, strings.TrimPrefix(rewrite.SupportedGo, "go"))
+	mod := fmt.Sprintf("module %s\n\ngo %s\n", modulePath, strings.TrimPrefix(toolchain.Oldest().Name, "go"))
 	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte(mod), 0o444); err != nil {
 		return "", err
 	}
@@ -430,12 +433,12 @@ func supportModule(id string) (string, error) {
 type prebuilt struct {
 	Skip    map[string]bool
 	Exports map[string]string
-	Support []rewrite.SupportPkg
+	Support []toolexec.SupportPkg
 }
 
 // loadPrebuilt fills cfg from a remembered prebuild if every file it names
 // is still in the build cache.
-func loadPrebuilt(path string, cfg *rewrite.Config) bool {
+func loadPrebuilt(path string, cfg *toolexec.Config) bool {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return false
@@ -453,7 +456,7 @@ func loadPrebuilt(path string, cfg *rewrite.Config) bool {
 	return true
 }
 
-func savePrebuilt(path string, cfg *rewrite.Config) {
+func savePrebuilt(path string, cfg *toolexec.Config) {
 	data, err := json.Marshal(prebuilt{cfg.Skip, cfg.Exports, cfg.Support})
 	if err != nil {
 		return

@@ -37,7 +37,7 @@ func inlineCosts(t *testing.T, dir, goCmd string) (costs map[string]int, can map
 // function (within one node), so that instrumentation does not change
 // which functions are inlined: the code kprof inserts — charges, checks,
 // conditions and switches evaluated again to choose a charge, its
-// variables — is free (rewrite/compiler.go, kprofInserted). Before
+// variables — is free (toolchain/patches/go1.26/compile, kprofInserted). Before
 // class and scan, among others, cost 20 to 30 nodes more.
 func TestInliningAsPlain(t *testing.T) {
 	kprofBin := buildKprof(t)

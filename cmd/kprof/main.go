@@ -19,7 +19,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kprof/kprof/agent"
-	"github.com/kprof/kprof/rewrite"
+	"github.com/kprof/kprof/toolchain"
+	"github.com/kprof/kprof/toolexec"
 )
 
 // exitStatus is an error that only carries the status to exit with (the
@@ -87,12 +88,12 @@ func runGoOrHelp(c *cli.Context, verb string) error {
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "toolexec" {
-		cfg, err := rewrite.ReadConfig()
+		cfg, err := toolexec.ReadConfig()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		os.Exit(rewrite.Toolexec(cfg, os.Args[2:]))
+		os.Exit(toolexec.Toolexec(cfg, os.Args[2:]))
 	}
 	app := &cli.App{
 		Name:    "kprof",
@@ -122,7 +123,7 @@ func main() {
 				Name:  "version",
 				Usage: "print kprof's version and the Go versions it supports",
 				Action: func(c *cli.Context) error {
-					fmt.Printf("kprof %s (instruction metric %d; supports %s.x)\n", agent.Version, metricVersion, rewrite.SupportedGo)
+					fmt.Printf("kprof %s (instruction metric %d; supports %s)\n", agent.Version, metricVersion, toolchain.Supported())
 					return nil
 				},
 			},

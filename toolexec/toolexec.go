@@ -1,4 +1,4 @@
-package rewrite
+package toolexec
 
 import (
 	"bufio"
@@ -18,6 +18,9 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/gcexportdata"
+
+	"github.com/kprof/kprof/rewrite"
+	"github.com/kprof/kprof/toolchain"
 )
 
 // ConfigEnv names the environment variable through which kprof build hands
@@ -27,7 +30,7 @@ const ConfigEnv = "KPROF_TOOLEXEC_CONFIG"
 // Config is what the -toolexec wrapper needs to know; kprof build writes it
 // to a file before running go build.
 type Config struct {
-	Options   Options
+	Options   rewrite.Options
 	ToolID    string            // appended to the tools' -V=full answers
 	GoVersion string            // toolchain version, for messages
 	Exports   map[string]string // kprof's own packages (and their deps): import path → export data
@@ -252,7 +255,7 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 	if err := os.MkdirAll(workDir, 0o777); err != nil {
 		return nil, nil, err
 	}
-	if pkgPath == CounterPath {
+	if pkgPath == rewrite.CounterPath {
 		// The counter's access to the patched runtime is excluded from
 		// ordinary builds by a constraint no one sets.
 		for i, f := range files {
@@ -262,8 +265,13 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 		}
 		return append(args[:first:first], files...), nil, nil
 	}
+	rel, err := toolchain.Lookup(cfg.GoVersion)
+	if err != nil {
+		return nil, nil, err
+	}
 	if pkgPath == "runtime" {
-		nf, err := patchRuntime(files, workDir, cfg.GoVersion, !cfg.Nondeterministic)
+		det := fmt.Sprintf("package runtime\n\n// kprofDet: deterministic mode.\nconst kprofDet = %v\n", !cfg.Nondeterministic)
+		nf, err := rel.PatchPackage("runtime", cfg.GoVersion, files, workDir, map[string]string{"kprof_det.go": det})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -271,11 +279,11 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 	}
 	importcfg, _ := flagValue(args, "-importcfg")
 	if pkgPath == "testing" {
-		nf, err := patchTesting(files, workDir, cfg.GoVersion)
+		nf, err := rel.PatchPackage("testing", cfg.GoVersion, files, workDir, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		nc, err := extendImportcfg(importcfg, filepath.Join(workDir, "importcfg"), cfg.Exports, []string{CounterPath})
+		nc, err := extendImportcfg(importcfg, filepath.Join(workDir, "importcfg"), cfg.Exports, []string{rewrite.CounterPath})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -284,7 +292,7 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 		return args, nil, nil
 	}
 	if pkgPath == "sync" && !cfg.Nondeterministic {
-		nf, err := patchSync(files, workDir, cfg.GoVersion)
+		nf, err := rel.PatchPackage("sync", cfg.GoVersion, files, workDir, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -318,7 +326,7 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 		return args, after, nil
 	}
 	// The instrumented files import the counter (and main the agent).
-	extra := []string{CounterPath}
+	extra := []string{rewrite.CounterPath}
 	if isMain && cfg.Agent != "" {
 		extra = append(extra, cfg.Agent)
 	}
@@ -353,7 +361,7 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 		}
 	}()
 	fset := token.NewFileSet()
-	in := &Input{Fset: fset, Path: pkgPath, Info: NewInfo()}
+	in := &rewrite.Input{Fset: fset, Path: pkgPath, Info: rewrite.NewInfo()}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -394,7 +402,7 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	opts.Quiet = facts.quiet
 	// (-pkgs leaves code uninstrumented that may recover a panic.)
 	opts.ExactPops = opts.ExactPops || len(cfg.Only) > 0
-	out, err := Package(in, opts)
+	out, err := rewrite.Package(in, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -551,6 +559,11 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 	if len(diverged) == 0 {
 		return nil, nil
 	}
+	rel, err := toolchain.Lookup(cfg.GoVersion)
+	if err != nil {
+		return nil, err
+	}
+	lang := rel.Name
 	mainArchive := args[len(args)-1]
 	// main's compile step saved its arguments, unless the build cache
 	// had main: then main stays as it is (it imports only the agent
@@ -625,7 +638,7 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 			return nil, err
 		}
 		outFile := filepath.Join(dir, fmt.Sprintf("%d.a", i))
-		cargs := []string{compiler, "-o", outFile, "-p", sp.ImportPath, "-lang=" + SupportedGo, "-importcfg", icfg, "-pack", "-nolocalimports"}
+		cargs := []string{compiler, "-o", outFile, "-p", sp.ImportPath, "-lang=" + lang, "-importcfg", icfg, "-pack", "-nolocalimports"}
 		if sp.Standard {
 			cargs = append(cargs, "-std")
 		}

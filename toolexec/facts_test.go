@@ -1,4 +1,4 @@
-package rewrite
+package toolexec
 
 import (
 	"bytes"
@@ -112,66 +112,5 @@ func TestFactsDecode(t *testing.T) {
 		if got, err := decodeFacts([]byte(bad)); err == nil {
 			t.Errorf("decodeFacts(%q) = %v, want an error", bad, got)
 		}
-	}
-}
-
-// TestQuietAcrossPackages plans calls of another package's functions with
-// that package's facts (Options.Quiet): a call of a quiet one is no call,
-// so its caller is a leaf; a function that calls only quiet functions of
-// its own package is quiet too; and the package's own quiet functions are
-// its facts (Output.Quiet).
-func TestQuietAcrossPackages(t *testing.T) {
-	const src = `package p
-
-import "unicode/utf8"
-
-func width(rs []rune) int {
-	n := 0
-	for _, r := range rs {
-		n += utf8.RuneLen(r)
-	}
-	return n
-}
-
-func isNaN(x float64) bool { return x != x }
-
-func less(x, y float64) bool { return (isNaN(x) && !isNaN(y)) || x < y }
-
-func loop(n int) int {
-	s := 0
-	for i := 0; i < n; i++ {
-		s += i
-	}
-	return s
-}
-`
-	facts := map[string]int64{"unicode/utf8.RuneLen": 12}
-	opts := DefaultOptions
-	opts.Quiet = func(pkg, name string) (int64, bool) {
-		n, ok := facts[name]
-		return n, ok && strings.HasPrefix(name, pkg+".")
-	}
-	_, out := instrumentWith(t, "p.go", []byte(src), opts)
-	leaf := func(out *Output, name string) bool {
-		for _, p := range out.Plans {
-			if p.Name == name {
-				return p.Leaf
-			}
-		}
-		t.Fatalf("no plan for %s", name)
-		return false
-	}
-	if !leaf(out, "p.width") {
-		t.Errorf("p.width calls a quiet function of another package: want a leaf")
-	}
-	// isNaN: x != x, return. less: its longest path (call, if; call, not,
-	// if; jump; return) with isNaN's twice.
-	if want := map[string]int64{"p.isNaN": 2, "p.less": 11}; !reflect.DeepEqual(out.Quiet, want) {
-		t.Errorf("Output.Quiet = %v, want %v (quiet functions of p, less through isNaN; not loop, which loops)", out.Quiet, want)
-	}
-	// Without the facts, the call stays a call.
-	_, out = instrument(t, "p.go", []byte(src))
-	if leaf(out, "p.width") {
-		t.Errorf("p.width without facts: a leaf, want a function that calls")
 	}
 }

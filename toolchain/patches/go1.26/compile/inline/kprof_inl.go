@@ -1,0 +1,632 @@
+//go:build kprofpatch
+
+// Code kprof adds to the compiler's package inline (cmd/compile/internal/inline), beside inl.go.
+
+package inline
+
+import (
+	"cmd/compile/internal/ir"
+	"cmd/compile/internal/types"
+	"go/constant"
+	"strings"
+)
+
+const (
+	kprofLocalName       = "_kp"
+	kprofDepthName       = "_kd"
+	kprofTagName         = "_kt"
+	kprofResultPrefix    = "_kq"
+	kprofLatePrefix      = "_kv"
+	kprofBodyDepthPrefix = "_kb"
+)
+
+// kprofLocal reports whether x is the variable in which kprof accumulates
+// a function's charges.
+func kprofLocal(x ir.Node) bool {
+	return x != nil && x.Op() == ir.ONAME && x.Sym() != nil && x.Sym().Name == kprofLocalName
+}
+
+// kprofCallee returns the name of the function of package counter that x
+// calls, if x is such a call.
+func kprofCallee(x ir.Node) (string, bool) {
+	const pkg = "github.com/kprof/kprof/counter"
+	call, ok := x.(*ir.CallExpr)
+	if !ok || call.Op() != ir.OCALLFUNC {
+		return "", false
+	}
+	if f, ok := call.Fun.(*ir.Name); ok && f.Class == ir.PFUNC && f.Sym().Pkg.Path == pkg {
+		return f.Sym().Name, true
+	}
+	if call.Fun.Op() == ir.OMETHEXPR {
+		if m := ir.MethodExprName(call.Fun); m != nil && m.Sym().Pkg.Path == pkg {
+			return "Of", true
+		}
+	}
+	return "", false
+}
+
+// kprofTick reports whether x is a tick: a call of counter.T, TC, TCL,
+// TCW or TCLW.
+func kprofTick(x ir.Node) bool {
+	name, ok := kprofCallee(x)
+	return ok && (name == "T" || name == "TC" || name == "TCL" || name == "TCW" || name == "TCLW")
+}
+
+// kprofLate holds the calls evaluated after their function's last flush of
+// its accumulator: in return results and panic arguments. kprofScanned
+// holds the functions whose bodies were searched for them, and whether
+// they call package counter (kprof instrumented them).
+var (
+	kprofLate    = map[ir.Node]bool{}
+	kprofScanned = map[*ir.Func]bool{}
+)
+
+// kprofScan searches fn's body for late calls and reports whether it calls
+// package counter.
+func kprofScan(fn *ir.Func) bool {
+	counted, ok := kprofScanned[fn]
+	if ok {
+		return counted
+	}
+	mark := func(x ir.Node) {
+		ir.Visit(x, func(y ir.Node) {
+			if y.Op() == ir.OCALLFUNC {
+				kprofLate[y] = true
+			}
+		})
+	}
+	ir.VisitList(fn.Body, func(x ir.Node) {
+		switch x.Op() {
+		case ir.ORETURN, ir.OPANIC:
+			mark(x)
+		case ir.OCALLFUNC:
+			name, ok := kprofCallee(x)
+			counted = counted || ok
+			if ok && (name == "Of" || strings.HasPrefix(name, "R")) {
+				mark(x)
+			}
+		}
+	})
+	kprofScanned[fn] = counted
+	return counted
+}
+
+// kprofFold notes the calls of package counter that kprof's late fold
+// needs (KprofFoldLate), and records fold candidates: an inlined call in
+// callerfn's own code (parent, the call's inline tree index, is -1) —
+// a tick (counter.T) or a body that may only charge (a small leaf: no
+// check, no push) — whose charges could go from the goroutine's count to
+// callerfn's accumulator, where callerfn's next check or flush takes
+// them, as it took them from the count. A call evaluated after callerfn's
+// last flush keeps its charges in the count.
+func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, parent int) {
+	name, counter := kprofCallee(call)
+	if counter {
+		kprofCounterInl[res] = call
+		if (name == "C" || name == "D") && len(call.Args) > 0 && ir.Any(call.Args[0], kprofLocal) {
+			kprofFlushed[res] = true
+		}
+		if name != "T" || len(res.ReturnVars) != 1 {
+			return
+		}
+	}
+	if parent >= 0 {
+		// Inside an inlined body, whose returns are assignments and
+		// jumps by now: which calls follow its last flush is no longer
+		// visible (a leaf's results are not wrapped in Of).
+		return
+	}
+	if kp := kprofAccumulator(callerfn, call); kp != nil {
+		kprofCands = append(kprofCands, kprofCand{callerfn, res, kp})
+	}
+}
+
+// kprofAccumulator returns fn's accumulator, if fn has one and call, in
+// fn's own code, is evaluated before fn's last flush (not in a return
+// statement's results or a panic's argument: kprofScan).
+func kprofAccumulator(fn *ir.Func, call ir.Node) *ir.Name {
+	var kp *ir.Name
+	for _, d := range fn.Dcl {
+		if d.Class == ir.PAUTO && kprofLocal(d) && !d.InlLocal() && !d.InlFormal() {
+			kp = d
+			break
+		}
+	}
+	// A user's variable of that name in code kprof did not instrument
+	// (-pkgs) is left alone.
+	if kp == nil || kp.Type().Kind() != types.TINT64 || !kprofScan(fn) || kprofLate[call] {
+		return nil
+	}
+	return kp
+}
+
+// A kprofCand is a fold candidate (see kprofFold): the inlined call res
+// in fn, and fn's accumulator kp.
+type kprofCand struct {
+	fn  *ir.Func
+	res *ir.InlinedCallExpr
+	kp  *ir.Name
+}
+
+var (
+	kprofCands      []kprofCand
+	kprofCounterInl = map[*ir.InlinedCallExpr]*ir.CallExpr{} // inlined calls of package counter: the call
+	kprofFlushed    = map[*ir.InlinedCallExpr]bool{}         // inlined flushes: counter.C(_kp), counter.D(_kp + n)
+)
+
+// KprofFoldLate folds the candidates that no call may follow before their
+// function's next flush (kprofCallsAfter), once the inliner is done with
+// the package, so that what follows each is known: a call left is a call.
+// (Folded there, the charges would be lost when that call panics and the
+// panic unwinds the function, or calls runtime.Goexit or os.Exit.) A
+// tick becomes "_kp += n; true"; a leaf's body folds when, its own
+// inlined callees included, it only charges (counter.C, ticks) and
+// returns normally — one that panics (or calls what might not return)
+// would leave its charges in an accumulator that the unwinding frame
+// never flushes.
+func KprofFoldLate() {
+	for _, c := range kprofCands {
+		var charges []*ir.InlinedCallExpr
+		if _, tick := kprofCounterInl[c.res]; tick {
+			charges = []*ir.InlinedCallExpr{c.res}
+		} else if !kprofOnlyCharges(c.res.Body, &charges) || len(charges) == 0 {
+			continue
+		}
+		if kprofCallsAfter(c.fn, c.res) {
+			continue
+		}
+		for _, r := range charges {
+			// counter.C(n) and T(n) subtract n from the count (T then
+			// returns true): they add n to the accumulator, an int64 too.
+			add := ir.NewAssignOpStmt(r.Pos(), ir.OADD, c.kp, kprofCounterInl[r].Args[0])
+			add.SetTypecheck(1)
+			r.Body = ir.Nodes{add}
+			if len(r.ReturnVars) == 0 {
+				// A charge, a statement: its parameter's binding goes too.
+				r.SetInit(nil)
+			} else {
+				rv := r.ReturnVars[0]
+				ret := ir.NewAssignStmt(r.Pos(), rv, ir.NewBasicLit(r.Pos(), rv.Type(), constant.MakeBool(true)))
+				ret.SetTypecheck(1)
+				r.Body.Append(ret)
+			}
+		}
+	}
+	kprofCands = nil
+	clear(kprofCounterInl)
+	clear(kprofFlushed)
+}
+
+// kprofOnlyCharges reports whether body, once inlining is done, only
+// charges and returns normally: it calls nothing but package counter's C
+// and T, inlined (which it adds to charges), intrinsics (math/bits'
+// LeadingZeros in math/big's nlz), and functions
+// inlined into it whose bodies do the same; it neither panics nor starts
+// or defers a function; and it does not use the caller's accumulator. A
+// small leaf that accumulates its charges uses its own variable, inlined
+// here (InlLocal); its flushes, counter.C(_kp), fold like charges.
+func kprofOnlyCharges(body ir.Nodes, charges *[]*ir.InlinedCallExpr) bool {
+	ok := true
+	var visit func(x ir.Node) bool
+	visit = func(x ir.Node) bool {
+		switch x.Op() {
+		case ir.OINLCALL:
+			r := x.(*ir.InlinedCallExpr)
+			if call, counter := kprofCounterInl[r]; counter {
+				switch name, _ := kprofCallee(call); {
+				case name == "C" && len(call.Args) == 1 && len(r.ReturnVars) == 0,
+					name == "T" && len(call.Args) == 1 && len(r.ReturnVars) == 1:
+					*charges = append(*charges, r)
+				default:
+					ok = false
+				}
+				return !ok // what the counter's body does is known
+			}
+		case ir.OCALLFUNC:
+			if ir.IsIntrinsicCall(x.(*ir.CallExpr)) {
+				break // an instruction or a few (bits.Len64), as for kprofCallsAfter
+			}
+			ok = false
+			return true
+		case ir.OPANIC, ir.OCALLINTER, ir.OCALLMETH, ir.OGO, ir.ODEFER:
+			ok = false
+			return true
+		case ir.ONAME:
+			if kprofLocal(x) && !x.(*ir.Name).InlLocal() {
+				ok = false
+				return true
+			}
+		}
+		return ir.DoChildren(x, visit)
+	}
+	for _, x := range body {
+		if visit(x) {
+			break
+		}
+	}
+	return ok
+}
+
+// kprofNodes returns the number of nodes of fn's body that kprof
+// inserted: IsBigFunc does not count them, so that instrumentation does
+// not make a function "big", where the inliner inlines only the
+// cheapest calls.
+func kprofNodes(fn *ir.Func) int {
+	n := 0
+	var visit func(x ir.Node) bool
+	visit = func(x ir.Node) bool {
+		if user, ok := kprofInserted(x); ok {
+			ir.Any(x, func(ir.Node) bool { n++; return false })
+			for _, u := range user {
+				ir.Any(u, func(ir.Node) bool { n--; return false })
+				visit(u) // what kprof inserted inside the user's code
+			}
+			return false
+		}
+		return ir.DoChildren(x, visit)
+	}
+	ir.DoChildren(fn, visit)
+	return n
+}
+
+// kprofCallsAfter reports whether, once inlining is done, a call that
+// might not return normally (any call but package counter's and
+// intrinsics), or a panic, may run after call, in fn's own code, before fn
+// next flushes its accumulator: in call's statement, or in the statements
+// that follow it in the same basic block. (kprof flushes at the start of
+// each block that calls, so a statement that starts a new block ends the
+// search.)
+func kprofCallsAfter(fn *ir.Func, call ir.Node) bool {
+	found, after := kprofSearch(fn.Body, call, false)
+	return !found || after // not found: assume the worst
+}
+
+// kprofSearch looks for call in list and reports whether it found it and,
+// if so, whether a call or a panic may follow it before a flush (see
+// kprofCallsAfter). atEnd is what falling off the end of list means: true
+// in a plain block, whose parent the search does not go back to.
+func kprofSearch(list []ir.Node, call ir.Node, atEnd bool) (found, after bool) {
+	for i, st := range list {
+		if !ir.Any(st, func(y ir.Node) bool { return y == call }) {
+			continue
+		}
+		head, bodies, block := kprofParts(st)
+		for _, b := range bodies {
+			if found, after := kprofSearch(b, call, false); found {
+				return true, after
+			}
+		}
+		if b, ok := st.(*ir.BlockStmt); ok {
+			if found, after := kprofSearch(b.List, call, true); found {
+				return true, after
+			}
+		}
+		if kprofCalls(head, call) {
+			return true, true
+		}
+		if !block {
+			return true, false
+		}
+		for _, next := range list[i+1:] {
+			if kprofFlushes(next) {
+				return true, false
+			}
+			head, _, block := kprofParts(next)
+			if kprofCalls(head, nil) {
+				return true, true
+			}
+			if !block {
+				return true, false
+			}
+		}
+		return true, atEnd
+	}
+	return false, false
+}
+
+// kprofParts splits statement x into what runs in the basic block that
+// reaches x (head), its nested statement lists, and whether the statement
+// after x continues that block.
+func kprofParts(x ir.Node) (head []ir.Node, bodies [][]ir.Node, block bool) {
+	head = append(head, x.Init()...)
+	switch x := x.(type) {
+	case *ir.IfStmt:
+		return append(head, x.Cond), [][]ir.Node{x.Body, x.Else}, false
+	case *ir.ForStmt:
+		// The condition and the post statement run in blocks of their
+		// own: any call there counts.
+		return append(head, x.Cond, x.Post), [][]ir.Node{x.Body}, false
+	case *ir.RangeStmt:
+		return append(head, x.X), [][]ir.Node{x.Body}, false
+	case *ir.SwitchStmt:
+		head = append(head, x.Tag)
+		for _, c := range x.Cases {
+			head = append(head, c.List...)
+			bodies = append(bodies, c.Body)
+		}
+		return head, bodies, false
+	case *ir.SelectStmt:
+		for _, c := range x.Cases {
+			head = append(head, c.Comm)
+			bodies = append(bodies, c.Body)
+		}
+		return head, bodies, false
+	case *ir.BlockStmt:
+		return head, nil, true
+	}
+	switch x.Op() {
+	case ir.OLABEL, ir.OGOTO, ir.OBREAK, ir.OCONTINUE, ir.OFALL, ir.ORETURN, ir.OTAILCALL:
+		return head, nil, false
+	case ir.OPANIC:
+		return append(head, x), nil, false
+	}
+	return append(head, x), nil, true
+}
+
+// kprofCalls reports whether the nodes of xs, skip's subtree apart, call
+// a function other than package counter's, or panic.
+func kprofCalls(xs []ir.Node, skip ir.Node) bool {
+	found := false
+	var visit func(y ir.Node) bool
+	visit = func(y ir.Node) bool {
+		if y == nil || y == skip {
+			return false
+		}
+		switch y.Op() {
+		case ir.OCALLFUNC, ir.OCALLMETH, ir.OCALLINTER:
+			if _, ok := kprofCallee(y); !ok && !kprofRuntimeState(y) && !(y.Op() == ir.OCALLFUNC && ir.IsIntrinsicCall(y.(*ir.CallExpr))) {
+				found = true
+				return true
+			}
+		case ir.OPANIC:
+			found = true
+			return true
+		}
+		return ir.DoChildren(y, visit)
+	}
+	for _, x := range xs {
+		if visit(x) {
+			break
+		}
+	}
+	return found
+}
+
+// kprofRuntimeState reports whether x calls runtime.KprofState (inlined
+// package counter code reaches the goroutine's state through it).
+func kprofRuntimeState(x ir.Node) bool {
+	call, ok := x.(*ir.CallExpr)
+	if !ok || call.Op() != ir.OCALLFUNC {
+		return false
+	}
+	f, ok := call.Fun.(*ir.Name)
+	return ok && f.Class == ir.PFUNC && f.Sym().Pkg.Path == "runtime" && f.Sym().Name == "KprofState"
+}
+
+// kprofFlushes reports whether statement x flushes the accumulator into
+// the count: counter.C(_kp), or a check that charges it (if
+// counter.D(_kp + n) {…}).
+func kprofFlushes(x ir.Node) bool {
+	if x.Op() == ir.OIF {
+		x = x.(*ir.IfStmt).Cond
+	}
+	if r, ok := x.(*ir.InlinedCallExpr); ok {
+		return kprofFlushed[r]
+	}
+	name, ok := kprofCallee(x)
+	if !ok || name != "C" && name != "D" {
+		return false
+	}
+	return ir.Any(x.(*ir.CallExpr).Args[0], kprofLocal)
+}
+
+// kprofVar reports whether x is one of the variables kprof declares: the
+// accumulator, the saved depth, a switch's bound tag, or a return's result
+// evaluated before its final check (the plain return evaluated the same
+// expressions, with no variable). Not the temporaries of "return f()"
+// (resultVar), which stand for the compiler's own.
+func kprofVar(x ir.Node) bool {
+	if x == nil || x.Op() != ir.ONAME || x.Sym() == nil {
+		return false
+	}
+	switch name := x.Sym().Name; name {
+	case kprofLocalName, kprofDepthName, kprofTagName:
+		return true
+	default:
+		return kprofNumbered(name, kprofLatePrefix) || kprofNumbered(name, kprofBodyDepthPrefix)
+	}
+}
+
+// kprofNumbered reports whether name is prefix followed by a number (the
+// names kprof gives to a return's results and to saved depths).
+func kprofNumbered(name, prefix string) bool {
+	return strings.HasPrefix(name, prefix) && len(name) > len(prefix) &&
+		strings.Trim(name[len(prefix):], "0123456789") == ""
+}
+
+// kprofResult reports whether x is a result kprof named (rewrite's
+// namedResultVar prefix): the function had unnamed results.
+func kprofResult(x ir.Node) bool {
+	if x == nil || x.Op() != ir.ONAME || x.Sym() == nil || x.(*ir.Name).Class != ir.PPARAMOUT {
+		return false
+	}
+	return kprofNumbered(x.Sym().Name, kprofResultPrefix)
+}
+
+// kprofDict reports whether x is the address of a generic function's
+// dictionary (the instantiation of Ret1 … Ret4 passes one to Of).
+func kprofDict(x ir.Node) bool {
+	if x.Op() != ir.OADDR {
+		return false
+	}
+	x = x.(*ir.AddrExpr).X
+	return x.Op() == ir.ONAME && x.Sym() != nil && strings.HasPrefix(x.Sym().Name, ".dict.")
+}
+
+// kprofCall reports whether x calls, recovers or receives: user code that
+// kprof never evaluates again (and a user if or switch whose bodies charge
+// only, being empty, is not free).
+func kprofCall(x ir.Node) bool {
+	switch x.Op() {
+	case ir.OCALLFUNC, ir.OCALLMETH, ir.OCALLINTER, ir.OCLOSURE, ir.ORECOVER, ir.ORECV, ir.OINLCALL:
+		_, counter := kprofCallee(x)
+		return !counter
+	}
+	return false
+}
+
+// kprofOnly reports whether every statement of list is code kprof
+// inserted with no user code inside.
+func kprofOnly(list []ir.Node) bool {
+	for _, x := range list {
+		if user, ok := kprofInserted(x); !ok || len(user) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// kprofInserted reports whether n is code kprof inserted, and returns the
+// user's code inside it that the inliner must still cost. Besides calls of
+// package counter and what surrounds them, kprof inserts statements that
+// re-evaluate user conditions only to choose a charge (an if whose
+// branches only charge, a switch whose clauses only charge: branch ticks
+// and the dispatch of a case that lists several values), the declarations
+// of its variables, and the assignments that bind a user value to one
+// (a switch's tag, a return's results), which cost that value alone.
+func kprofInserted(n ir.Node) ([]ir.Node, bool) {
+	switch n.Op() {
+	case ir.ONAME:
+		if kprofVar(n) {
+			return nil, true
+		}
+	case ir.OSWITCH:
+		// The dispatch of a case that lists several values: a switch on
+		// the tag variable whose clauses only charge.
+		sw := n.(*ir.SwitchStmt)
+		if len(sw.Init()) > 0 || sw.Tag == nil || sw.Tag.Op() != ir.ONAME {
+			break
+		}
+		for _, c := range sw.Cases {
+			if !kprofOnly(c.Body) || ir.Any(c, kprofCall) {
+				return nil, false
+			}
+		}
+		return nil, true
+	case ir.ORETURN:
+		// return Ret2[A, B](_kd).Of(a, b): the compiler assigns the
+		// results to temporaries in the init of the first result. Cost
+		// a and b, as the plain return statement did (less the return
+		// node itself).
+		ret := n.(*ir.ReturnStmt)
+		if len(ret.Results) == 0 {
+			break
+		}
+		for _, in := range ret.Results[0].Init() {
+			if as, ok := in.(*ir.AssignListStmt); ok && as.Op() == ir.OAS2FUNC && len(as.Rhs) == 1 {
+				if name, ok := kprofCallee(as.Rhs[0]); ok && name == "Of" {
+					if init := as.Rhs[0].Init(); len(init) > 0 {
+						// return Of(f()): the plain return assigned
+						// f's results to temporaries too.
+						return init, true
+					}
+					user, _ := kprofInserted(as.Rhs[0])
+					return user, true
+				}
+			}
+		}
+	case ir.OANDAND:
+		// A tick: T(n) && (operand).
+		if x := n.(*ir.LogicalExpr); kprofTick(x.X) {
+			return []ir.Node{x.Y}, true
+		}
+	case ir.OIF:
+		x := n.(*ir.IfStmt)
+		if _, ok := kprofCallee(x.Cond); ok {
+			return nil, true
+		}
+		if len(x.Init()) == 0 && !ir.Any(x.Cond, kprofCall) && kprofOnly(x.Body) && kprofOnly(x.Else) {
+			// A branch tick: a condition with no call evaluated again
+			// to choose a charge.
+			return nil, true
+		}
+	case ir.OAS:
+		as := n.(*ir.AssignStmt)
+		if kprofLocal(as.X) {
+			return nil, true
+		}
+		if kprofResult(as.X) && as.Y != nil {
+			// "_kq0 = X; counter.Pop(); return" for "return X" (rewrite's
+			// emitNamedReturn): cost X, as the plain return did, less
+			// the return node, which the naked return costs.
+			return []ir.Node{as.Y}, true
+		}
+		if kprofVar(as.X) {
+			// Its declaration, or the value bound to it (the depth's,
+			// a call of package counter, costs nothing in turn).
+			if as.Y == nil {
+				return nil, true
+			}
+			return []ir.Node{as.Y}, true
+		}
+		if as.Y == nil {
+			break
+		}
+		if _, ok := kprofCallee(as.Y); ok {
+			return nil, true
+		}
+		if ir.IsBlank(as.X) && kprofVar(as.Y) {
+			return nil, true // _ = _kp, _ = _kd
+		}
+	case ir.OAS2, ir.OAS2FUNC:
+		as := n.(*ir.AssignListStmt)
+		for _, x := range as.Lhs {
+			if !kprofResult(x) {
+				return nil, false
+			}
+		}
+		return as.Rhs, true // as for OAS
+	case ir.OASOP:
+		if kprofLocal(n.(*ir.AssignOpStmt).X) {
+			return nil, true
+		}
+	case ir.ODCL:
+		if kprofVar(n.(*ir.Decl).X) {
+			return nil, true
+		}
+	case ir.OCALLFUNC:
+		name, ok := kprofCallee(n)
+		if !ok {
+			break
+		}
+		call := n.(*ir.CallExpr)
+		args := call.Args
+		switch {
+		case name == "Of" && len(args) > 0:
+			// The receiver is the saved depth. Of(f()) with a tuple f was
+			// rewritten to temporaries assigned in the call's init: cost
+			// f() alone, as the plain return statement did.
+			var user []ir.Node
+			for _, in := range call.Init() {
+				if as, ok := in.(*ir.AssignListStmt); ok {
+					user = append(user, as.Rhs...)
+				} else {
+					user = append(user, in)
+				}
+			}
+			if len(user) > 0 {
+				return user, true
+			}
+			for _, a := range args[1:] {
+				if !kprofDict(a) {
+					user = append(user, a)
+				}
+			}
+			return user, true
+		case (strings.HasPrefix(name, "V") || strings.HasPrefix(name, "R1")) && len(args) > 0:
+			return args[len(args)-1:], true
+		}
+		return nil, true
+	}
+	return nil, false
+}

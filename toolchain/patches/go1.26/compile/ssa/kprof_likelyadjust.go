@@ -1,0 +1,109 @@
+//go:build kprofpatch
+
+// Code kprof adds to the compiler's package ssa (cmd/compile/internal/ssa), beside likelyadjust.go.
+
+package ssa
+
+import (
+	"cmd/compile/internal/base"
+	"cmd/internal/src"
+)
+
+// kprofLikely marks the branches of kprof's checks: a check is a block
+// whose control an inlined check of package counter computed (Due, D,
+// DueK, TC, …); the side that reaches a call of one of its slow paths,
+// through blocks of counter code only, is unlikely.
+func kprofLikely(f *Func) {
+	for _, b := range f.Blocks {
+		if !kprofCheckBlock(b) {
+			continue
+		}
+		s0 := kprofReachesSlow(b.Succs[0].b, b, 4)
+		s1 := kprofReachesSlow(b.Succs[1].b, b, 4)
+		switch {
+		case s0 && !s1:
+			b.Likely = BranchUnlikely
+		case s1 && !s0:
+			b.Likely = BranchLikely
+		}
+	}
+}
+
+// kprofCounterFunc returns the name, within package counter, of the
+// function inlined at pos, or "" if pos is not in an inlined function of
+// package counter.
+func kprofCounterFunc(pos src.XPos) string {
+	if !pos.IsKnown() {
+		return ""
+	}
+	ix := base.Ctxt.InnermostPos(pos).Base().InliningIndex()
+	if ix < 0 {
+		return ""
+	}
+	fn := base.Ctxt.InlTree.InlinedFunction(ix)
+	const pkg = "github.com/kprof/kprof/counter."
+	if fn == nil || len(fn.Name) <= len(pkg) || fn.Name[:len(pkg)] != pkg {
+		return ""
+	}
+	name := fn.Name[len(pkg):]
+	for i := range len(name) {
+		if name[i] == '[' {
+			return name[:i]
+		}
+	}
+	return name
+}
+
+// kprofCheckBlock reports whether b branches on one of package counter's
+// checks.
+func kprofCheckBlock(b *Block) bool {
+	return len(b.Succs) == 2 && b.NumControls() > 0 && kprofCheck(b.Controls[0].Pos)
+}
+
+// kprofCheck reports whether pos is in one of package counter's checks.
+func kprofCheck(pos src.XPos) bool {
+	switch kprofCounterFunc(pos) {
+	case "Due", "DueP", "DueK", "D", "TC", "TCL", "TCW", "TCLW", "VC", "VCW":
+		return true
+	}
+	return false
+}
+
+// kprofReachesSlow reports whether c calls a slow path of package counter
+// or leads to one within depth blocks of counter code that are not checks
+// themselves (from, the check, excluded).
+func kprofReachesSlow(c, from *Block, depth int) bool {
+	for _, v := range c.Values {
+		if kprofSlowCall(v) {
+			return true
+		}
+	}
+	if depth == 0 || c == from || c.NumControls() > 0 && kprofCheck(c.Controls[0].Pos) {
+		return false
+	}
+	for _, v := range c.Values {
+		// (The inline mark of SLK's body has its call's position.)
+		if v.Op != OpInlMark && v.Op != OpPhi && v.Pos.IsKnown() && kprofCounterFunc(v.Pos) == "" {
+			return false
+		}
+	}
+	for _, e := range c.Succs {
+		if e.b != from && kprofReachesSlow(e.b, from, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// kprofSlowCall reports whether v calls one of package counter's slow
+// paths (S, SE, SED, SK, SD, sl).
+func kprofSlowCall(v *Value) bool {
+	if kprofSlow(v) {
+		return true
+	}
+	if !opcodeTable[v.Op].call {
+		return false
+	}
+	ac, ok := v.Aux.(*AuxCall)
+	return ok && ac.Fn != nil && ac.Fn.Name == "github.com/kprof/kprof/counter.SD"
+}

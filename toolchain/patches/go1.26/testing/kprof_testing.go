@@ -1,0 +1,87 @@
+//go:build kprofpatch
+
+// Code kprof adds to package testing: the instruction count of the measured part of a benchmark.
+
+package testing
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	kprofcounter "github.com/kprof/kprof/counter"
+)
+
+// kprofMark reads the instructions all goroutines have executed so far.
+func kprofMark() int64 { return kprofcounter.Executed() }
+
+// kprofRecord, kprofResetRecord and kprofWriteRecord drive the agent's
+// recording of the timed part (kprof test --profile).
+func kprofRecord(on bool)          { kprofcounter.Record(on) }
+func kprofResetRecord()            { kprofcounter.ResetRecord() }
+func kprofWriteRecord(name string) { kprofcounter.WriteRecord(name) }
+
+// The benchmark clock and RunParallel's synchronisation run instrumented
+// code (packages time and sync) that is not the benchmark's: they are not
+// counted: how often a WaitGroup spins, or how many times PB.Next takes
+// a new grain of iterations, depends on timing.
+
+func kprofTimeNow() highPrecisionTime {
+	p := kprofcounter.Suspend()
+	t := highPrecisionTimeNow()
+	kprofcounter.Resume(p)
+	return t
+}
+
+func kprofTimeSince(t highPrecisionTime) time.Duration {
+	p := kprofcounter.Suspend()
+	d := highPrecisionTimeSince(t)
+	kprofcounter.Resume(p)
+	return d
+}
+
+func kprofDone(wg *sync.WaitGroup) {
+	p := kprofcounter.Suspend()
+	wg.Done()
+	kprofcounter.Resume(p)
+}
+
+func kprofAdd(n *atomic.Uint64, delta uint64) uint64 {
+	p := kprofcounter.Suspend()
+	v := n.Add(delta)
+	kprofcounter.Resume(p)
+	return v
+}
+
+func kprofWait(wg *sync.WaitGroup) {
+	p := kprofcounter.Suspend()
+	wg.Wait()
+	kprofcounter.Resume(p)
+}
+
+// kprofBench is what B records for the instructions/op metric.
+type kprofBench struct {
+	start     int64 // kprofMark when the timer last started
+	count     int64 // instructions while the timer ran in the current runN
+	first     int64 // count of the runN(1) that every b.N benchmark starts with
+	haveFirst bool
+	procs     int // GOMAXPROCS of the first run
+}
+
+// kprofReport adds the exact instructions/op metric. A benchmark using
+// b.Loop counts the loop alone: its instructions divided by b.N. A b.N
+// benchmark also counts, between its timer's start (or ResetTimer) and
+// its end, the code around its loop; the difference from its first run
+// (b.N = 1) leaves the cost of N-1 iterations of the loop.
+func (b *B) kprofReport() {
+	if b.N <= 0 || b.extra == nil || b.failed {
+		return
+	}
+	k := &b.kprof
+	per := float64(k.count) / float64(b.N)
+	if b.loop.n == 0 && b.N > 1 && k.haveFirst {
+		per = float64(k.count-k.first) / float64(b.N-1)
+	}
+	b.extra["instructions/op"] = per
+	kprofWriteRecord(b.name)
+}
