@@ -53,7 +53,7 @@ func Functions(a, b *Profile) float64 {
 	}
 	var sum u128
 	for i, j := 0, 0; i < len(fa) && j < len(fb); {
-		switch c := compareFuncs(fa[i].Func, fb[j].Func); {
+		switch c := compareIdentity(fa[i].Func, fb[j].Func); {
 		case c < 0:
 			i++
 		case c > 0:
@@ -65,6 +65,24 @@ func Functions(a, b *Profile) float64 {
 		}
 	}
 	return percent(sum, mul(ta, tb))
+}
+
+// Identical reports whether a and b have the same calling contexts, by
+// function identity (see compareIdentity), with the same samples,
+// instructions and calls, and the same totals: whatever their metadata and
+// the files that declared their functions.
+func Identical(a, b *Profile) bool {
+	a, b = canonical(a), canonical(b)
+	if a.TotalInstructions != b.TotalInstructions || a.TotalSamples != b.TotalSamples {
+		return false
+	}
+	same := true
+	zip(a.Root, b.Root, func(_ int, x, y *Node) {
+		if x == nil || y == nil || x.Samples != y.Samples || x.Instructions != y.Instructions || x.Calls != y.Calls {
+			same = false
+		}
+	})
+	return same
 }
 
 func emptyOverlap(ta, tb int64) float64 {
@@ -210,7 +228,7 @@ func zip(ra, rb *Node, visit func(depth int, a, b *Node)) {
 		var ca, cb *Node
 		switch {
 		case t.i < len(ka) && t.j < len(kb):
-			c := compareFuncs(ka[t.i].Func, kb[t.j].Func)
+			c := compareIdentity(ka[t.i].Func, kb[t.j].Func)
 			if c <= 0 {
 				ca = ka[t.i]
 				t.i++

@@ -28,7 +28,9 @@ func TestContexts(t *testing.T) {
 		{"both empty", build(), build(), 100},
 		{"no instructions is empty", build("a 0 5 5"), build(), 100},
 		{"one empty", build(), build("a 1"), 0},
-		{"other file", build("a 1"), &Profile{Root: &Node{Children: []*Node{{Func: Func{Name: "a", File: "other.go"}, Instructions: 1}}}}, 0},
+		// The same function declared in another file (another GOARCH's
+		// generated file): identity is the name.
+		{"other file", build("a 1"), &Profile{Root: &Node{Children: []*Node{{Func: Func{Name: "a", File: "other.go", Line: 9}, Instructions: 1}}}}, 100},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,6 +42,31 @@ func TestContexts(t *testing.T) {
 				t.Errorf("Contexts is not symmetric: %v and %v", got, back)
 			}
 		})
+	}
+}
+
+func TestIdentical(t *testing.T) {
+	otherFile := func(p *Profile) *Profile {
+		for _, c := range p.Root.Children {
+			c.Func.File, c.Func.Line = "zsyscall_linux_386.go", 77
+		}
+		return p
+	}
+	for _, tt := range []struct {
+		name string
+		a, b *Profile
+		want bool
+	}{
+		{"same", build("a;b 5 1 2", "c 1"), build("a;b 5 1 2", "c 1"), true},
+		{"declared elsewhere", build("a;b 5 1 2", "c 1"), otherFile(build("a;b 5 1 2", "c 1")), true},
+		{"other count", build("a;b 5"), build("a;b 6"), false},
+		{"other calls", build("a;b 5 1 2"), build("a;b 5 1 3"), false},
+		{"other context", build("a;b 5"), build("a;c 5"), false},
+		{"extra context", build("a 5"), build("a 5", "b 0"), false},
+	} {
+		if got := Identical(tt.a, tt.b); got != tt.want || Identical(tt.b, tt.a) != tt.want {
+			t.Errorf("%s: Identical = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -104,7 +103,7 @@ func Compare(w io.Writer, a, b *overlap.Profile, opts CompareOptions) (Result, e
 
 	r.Overlap = overlap.Contexts(a, b)
 	r.FunctionOverlap = overlap.Functions(a, b)
-	r.Identical = identical(a, b)
+	r.Identical = overlap.Identical(a, b)
 	r.A, r.B = side(nameA, a), side(nameB, b)
 	exact, approx := r.B, r.A
 	r.Exact = "b"
@@ -155,23 +154,6 @@ func side(name string, p *overlap.Profile) Side {
 		TotalSamples:        p.TotalSamples,
 		Size:                overlap.Size(p),
 	}
-}
-
-// identical reports whether valid canonical profiles a and b have equal
-// trees and totals. The file encoding is canonical, so with the metadata
-// left out it is equal exactly when they are.
-func identical(a, b *overlap.Profile) bool {
-	encode := func(p *overlap.Profile) []byte {
-		q := *p
-		q.Meta = overlap.Meta{}
-		var buf bytes.Buffer
-		if err := q.Write(&buf); err != nil {
-			return nil // not for a valid profile
-		}
-		return buf.Bytes()
-	}
-	ea := encode(a)
-	return ea != nil && bytes.Equal(ea, encode(b))
 }
 
 func writeComparison(w io.Writer, r *Result, approx, exact string) error {
