@@ -1,0 +1,94 @@
+package main
+
+// A Module is one third-party module of the corpus, pinned to a version.
+type Module struct {
+	Path    string
+	Version string
+	// Pkgs are the package patterns tested, relative to the module root.
+	Pkgs []string
+	// Flags are extra go test flags, the same for every run (a -skip for
+	// a test that fails natively on current Go, say).
+	Flags []string
+	// Traits says why the module is in the corpus.
+	Traits string
+}
+
+// Name is module@version.
+func (m Module) Name() string { return m.Path + "@" + m.Version }
+
+// corpus is the whole corpus: popular modules whose tests pass natively
+// under go test -short, offline, in well under a minute each on 2 cores.
+// Where a module's whole test suite is slow, Pkgs picks some packages.
+var corpus = []Module{
+	// Old language versions: no go.mod, or go.mod without a go line
+	// (both mean go1.16), or go 1.7 … 1.17.
+	{Path: "github.com/pkg/errors", Version: "v0.9.1", Pkgs: []string{"."},
+		// Expects closure names from before Go 1.22 in stack traces.
+		Flags:  []string{"-skip", "^TestStackTrace$"},
+		Traits: "no go.mod; runtime.Callers"},
+	{Path: "github.com/davecgh/go-spew", Version: "v1.1.1", Pkgs: []string{"./..."}, Traits: "no go.mod; unsafe reflection"},
+	{Path: "github.com/pmezard/go-difflib", Version: "v1.0.0", Pkgs: []string{"./..."},
+		// Its examples name functions that do not exist, which vet rejects.
+		Flags:  []string{"-vet=off"},
+		Traits: "no go.mod"},
+	{Path: "github.com/gobwas/glob", Version: "v0.2.3", Pkgs: []string{"./..."}, Traits: "no go.mod; parser"},
+	{Path: "github.com/golang/snappy", Version: "v1.0.0", Pkgs: []string{"./..."}, Traits: "no go.mod; assembly"},
+	{Path: "gopkg.in/yaml.v3", Version: "v3.0.1", Pkgs: []string{"."}, Traits: "go.mod without go line; parser, reflection"},
+	{Path: "github.com/google/uuid", Version: "v1.6.0", Pkgs: []string{"./..."}, Traits: "go.mod without go line"},
+	{Path: "gopkg.in/yaml.v2", Version: "v2.4.0", Pkgs: []string{"."}, Traits: "go 1.15; parser, reflection"},
+	{Path: "github.com/julienschmidt/httprouter", Version: "v1.3.0", Pkgs: []string{"./..."}, Traits: "go 1.7; radix tree"},
+	{Path: "github.com/shopspring/decimal", Version: "v1.6.0", Pkgs: []string{"./..."}, Traits: "go 1.10; math/big"},
+	{Path: "github.com/cespare/xxhash/v2", Version: "v2.3.0", Pkgs: []string{"./..."}, Traits: "go 1.11; assembly"},
+	{Path: "github.com/json-iterator/go", Version: "v1.1.12", Pkgs: []string{".", "./extra", "./api_tests", "./misc_tests", "./any_tests"},
+		// Expects encoding/json's escapes from before Go 1.22.
+		Flags:  []string{"-skip", "^Test_string_encode_with_std_without_html_escape$"},
+		Traits: "go 1.12; heavy reflection, unsafe"},
+	{Path: "github.com/spf13/pflag", Version: "v1.1.0", Pkgs: []string{"./..."}, Traits: "go 1.12"},
+	{Path: "github.com/kr/pretty", Version: "v0.3.1", Pkgs: []string{"./..."}, Traits: "go 1.12; reflection"},
+	{Path: "github.com/google/shlex", Version: "v0.0.0-20191202100458-e7afc7fbc510", Pkgs: []string{"./..."}, Traits: "go 1.13; lexer"},
+	{Path: "github.com/mitchellh/mapstructure", Version: "v1.5.0", Pkgs: []string{"./..."}, Traits: "go 1.14; heavy reflection"},
+	{Path: "github.com/DataDog/zstd", Version: "v1.5.7", Pkgs: []string{"."}, Traits: "go 1.14; cgo (bundled C zstd)"},
+	{Path: "github.com/stretchr/testify", Version: "v1.12.1", Pkgs: []string{"./assert", "./require", "./mock"},
+		// Look for directories that the module zip leaves out.
+		Flags:  []string{"-skip", "^Test(No)?DirExists$"},
+		Traits: "go 1.17; reflection"},
+
+	// Newer language versions.
+	{Path: "github.com/google/btree", Version: "v1.1.3", Pkgs: []string{"./..."}, Traits: "go 1.18; generics, recursion"},
+	{Path: "github.com/BurntSushi/toml", Version: "v1.6.0", Pkgs: []string{"."}, Traits: "go 1.18; parser, reflection"},
+	{Path: "github.com/hashicorp/golang-lru/v2", Version: "v2.0.7", Pkgs: []string{"./..."}, Traits: "go 1.18; generics"},
+	{Path: "github.com/rivo/uniseg", Version: "v0.4.7", Pkgs: []string{"./..."}, Traits: "go 1.18; tables, state machines"},
+	{Path: "github.com/sourcegraph/conc", Version: "v0.3.0", Pkgs: []string{"./..."}, Traits: "go 1.19; many goroutines, panics"},
+	{Path: "go.uber.org/multierr", Version: "v1.11.0", Pkgs: []string{"./..."}, Traits: "go 1.19"},
+	{Path: "github.com/gorilla/mux", Version: "v1.8.1", Pkgs: []string{"./..."}, Traits: "go 1.20; regexp, net/http"},
+	{Path: "github.com/google/go-cmp", Version: "v0.7.0", Pkgs: []string{"./..."}, Traits: "go 1.21; deep recursion, reflection"},
+	{Path: "github.com/spf13/cast", Version: "v1.10.0", Pkgs: []string{"./..."},
+		// Fail natively on go1.26.
+		Flags:  []string{"-skip", "^TestStringMap"},
+		Traits: "go 1.21; reflection"},
+	{Path: "github.com/dustin/go-humanize", Version: "v1.1.0", Pkgs: []string{"./..."}, Traits: "go 1.21; math/big"},
+	{Path: "github.com/zeebo/xxh3", Version: "v1.1.0", Pkgs: []string{"."}, Traits: "go 1.22; assembly (avo)"},
+	{Path: "github.com/pierrec/lz4/v4", Version: "v4.1.33", Pkgs: []string{"."},
+		// Read testdata files that the module zip leaves out.
+		Flags:  []string{"-skip", "^TestReader(Legacy)?$"},
+		Traits: "go 1.22; assembly, goroutines"},
+	{Path: "github.com/tidwall/gjson", Version: "v1.20.2", Pkgs: []string{"./..."}, Traits: "go 1.23; parser"},
+	{Path: "github.com/sirupsen/logrus", Version: "v1.10.2", Pkgs: []string{"."}, Traits: "go 1.23; goroutines, reflection"},
+	{Path: "github.com/mattn/go-runewidth", Version: "v0.0.31", Pkgs: []string{"./..."}, Traits: "go 1.23; tables"},
+	{Path: "github.com/go-chi/chi/v5", Version: "v5.5.0", Pkgs: []string{"./..."}, Traits: "go 1.24; net/http, goroutines"},
+	{Path: "github.com/valyala/fastjson", Version: "v1.6.10", Pkgs: []string{"./..."}, Traits: "go 1.24; parser, sync.Pool"},
+	{Path: "github.com/klauspost/compress", Version: "v1.20.4", Pkgs: []string{"./huff0", "./fse", "./zlib", "./gzip"}, Traits: "go 1.25; assembly, goroutines"},
+	{Path: "golang.org/x/sync", Version: "v0.25.0", Pkgs: []string{"./..."}, Traits: "go 1.26; many goroutines"},
+	{Path: "golang.org/x/crypto", Version: "v0.59.0", Pkgs: []string{"./blake2b", "./chacha20", "./chacha20poly1305", "./curve25519", "./poly1305", "./argon2"}, Traits: "go 1.26; assembly"},
+}
+
+// quick is the fast subset that CI runs (-quick): a module without
+// go.mod, one declaring an old go version with assembly, a reflective
+// parser, a goroutine-heavy one and a deeply recursive one.
+var quick = []string{
+	"github.com/pkg/errors",
+	"github.com/cespare/xxhash/v2",
+	"gopkg.in/yaml.v3",
+	"golang.org/x/sync",
+	"github.com/google/btree",
+}
