@@ -61,6 +61,14 @@ var testingEdits = []Edit{
 	{"\t\t\tdefer wg.Done()\n", "\t\t\tdefer kprofDone(&wg)\n"},
 	{"\twg.Wait()\n", "\tkprofWait(&wg)\n"},
 	{"pb.globalN.Add(pb.grain)", "kprofAdd(pb.globalN, pb.grain)"},
+	// RunParallel gives each goroutine a fixed share of b.N (kprofSplit)
+	// instead of grains taken from a shared counter as they come: which
+	// goroutine ran how many iterations, and so what each one set up
+	// lazily, no longer depends on timing.
+	{"\tnumProcs := b.parallelism * runtime.GOMAXPROCS(0)\n", "\tnumProcs := b.parallelism * runtime.GOMAXPROCS(0); kprofShares := kprofSplit(b.N, numProcs); _ = &n\n"},
+	{"\t\t\t\tglobalN: &n,\n\t\t\t\tgrain:   grain,\n\t\t\t\tbN:      uint64(b.N),\n",
+		"\t\t\t\tglobalN: &kprofShares[p].n,\n\t\t\t\tgrain:   kprofShares[p].grain,\n\t\t\t\tbN:      kprofShares[p].bN,\n"},
+	{"\tif n.Load() <= uint64(b.N) && !b.Failed() {\n", "\tif kprofUnfinished(kprofShares) && !b.Failed() {\n"},
 	{"\t\t\tfmt.Fprintf(b.w, \"cpu: %s\\n\", cpu)\n\t\t}\n",
 		"\t\t\tfmt.Fprintf(b.w, \"cpu: %s\\n\", cpu)\n\t\t}; fmt.Fprintf(b.w, \"Unit " + BenchUnit + " assume=exact\\n\")\n"},
 }

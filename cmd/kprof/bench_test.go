@@ -69,6 +69,9 @@ func TestBenchInstructions(t *testing.T) {
 	_, at100 := benchResults(t, kprofBin, dir, "-benchtime=100x", "-cpu=1,2")
 	_, at1000 := benchResults(t, kprofBin, dir, "-benchtime=1000x", "-cpu=1,2")
 	for name, v := range at100 {
+		if strings.HasPrefix(name, "BenchmarkParallelLazy") {
+			continue // per-goroutine setup: see TestBenchParallelDeterministic
+		}
 		if at1000[name] != v {
 			t.Errorf("%s: %v instructions/op at -benchtime=100x, %v at 1000x", name, v, at1000[name])
 		}
@@ -92,6 +95,42 @@ func TestBenchInstructions(t *testing.T) {
 	}
 	if p := def["BenchmarkParallel-2"]; p <= c/10 || p > c/4 {
 		t.Errorf("BenchmarkParallel: %v instructions/op, want a fifth of BenchmarkChecksum's %v", p, c)
+	}
+}
+
+// TestBenchParallelDeterministic: RunParallel's split of iterations among
+// its goroutines does not depend on timing under kprof, so a benchmark
+// whose goroutines set up state on their first iteration reports the same
+// instructions/op on every run (-count), with 1, 2 and 4 goroutines.
+func TestBenchParallelDeterministic(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir, _ := filepath.Abs("../../testdata/benchgate")
+	env := []string{"KPROF_OUT=" + filepath.Join(t.TempDir(), "test.kprof")}
+	out, err := runCmd(dir, env, kprofBin, "test", "-run", "^$", "-bench", "ParallelLazy", "-benchtime=30x", "-count=5", "-cpu=1,2,4")
+	if err != nil {
+		t.Fatalf("kprof test: %v\n%s", err, out)
+	}
+	seen := map[string][]float64{}
+	r := benchfmt.NewReader(strings.NewReader(out), "kprof test")
+	for r.Scan() {
+		if rec, ok := r.Result().(*benchfmt.Result); ok {
+			v, _ := rec.Value("instructions/op")
+			seen[string(rec.Name.Full())] = append(seen[string(rec.Name.Full())], v)
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("want results for -cpu 1, 2 and 4, got %v\n%s", seen, out)
+	}
+	for name, vs := range seen {
+		if len(vs) != 5 {
+			t.Errorf("%s: %d results, want 5", name, len(vs))
+		}
+		for _, v := range vs {
+			if v != vs[0] || v == 0 {
+				t.Errorf("%s: instructions/op %v differ across runs", name, vs)
+				break
+			}
+		}
 	}
 }
 
@@ -151,8 +190,8 @@ func TestBenchGate(t *testing.T) {
 	}
 	// The per-benchmark profiles repeat byte for byte.
 	files, _ := filepath.Glob(filepath.Join(base+".profiles", "*.kprof"))
-	if len(files) != 7 {
-		t.Errorf("%d benchmark profiles, want 7: %v", len(files), files)
+	if len(files) != 8 {
+		t.Errorf("%d benchmark profiles, want 8: %v", len(files), files)
 	}
 	for _, f := range files {
 		a, _ := os.ReadFile(f)

@@ -63,3 +63,19 @@ func BenchmarkSub(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParallelLazy sets up a table in each goroutine the first time
+// that goroutine runs an iteration (as a parser taken from a pool warms
+// up): its instructions/op depend on how many of RunParallel's goroutines
+// run at least one iteration, which kprof makes independent of timing.
+func BenchmarkParallelLazy(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		var t []uint64
+		for pb.Next() {
+			if t == nil {
+				t = Table(300)
+			}
+			acc.Add(t[len(t)-1] + Checksum(data[:50], 1))
+		}
+	})
+}

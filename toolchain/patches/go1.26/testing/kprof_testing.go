@@ -59,6 +59,39 @@ func kprofWait(wg *sync.WaitGroup) {
 	kprofcounter.Resume(p)
 }
 
+// kprofShare is one RunParallel goroutine's part of b.N: PB.Next takes it
+// from n in one grain.
+type kprofShare struct {
+	n         atomic.Uint64
+	grain, bN uint64
+}
+
+// kprofSplit divides n iterations among procs goroutines as evenly as
+// possible, the first ones taking one more. A goroutine with none has a
+// grain of 1, so that its first Next goes past its bN.
+func kprofSplit(n, procs int) []kprofShare {
+	shares := make([]kprofShare, procs)
+	for p := range shares {
+		k := uint64(n / procs)
+		if p < n%procs {
+			k++
+		}
+		shares[p].grain, shares[p].bN = max(k, 1), k
+	}
+	return shares
+}
+
+// kprofUnfinished reports whether a goroutine left RunParallel's body
+// before its Next returned false.
+func kprofUnfinished(shares []kprofShare) bool {
+	for p := range shares {
+		if shares[p].n.Load() <= shares[p].bN {
+			return true
+		}
+	}
+	return false
+}
+
 // kprofBench is what B records for the instructions/op metric.
 type kprofBench struct {
 	start     int64 // kprofMark when the timer last started
