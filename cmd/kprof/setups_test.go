@@ -57,8 +57,8 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 func pgoProfile(t *testing.T) string {
 	t.Helper()
 	fns := []*profile.Function{
-		{ID: 1, Name: "main.main", SystemName: "main.main", Filename: "main.go"},
-		{ID: 2, Name: "example.com/lib.Sq", SystemName: "example.com/lib.Sq", Filename: "lib.go"},
+		{ID: 1, Name: "main.main", SystemName: "main.main", Filename: "main.go", StartLine: 9},
+		{ID: 2, Name: "example.com/lib.Sq", SystemName: "example.com/lib.Sq", Filename: "lib.go", StartLine: 4},
 	}
 	locs := []*profile.Location{
 		{ID: 1, Line: []profile.Line{{Function: fns[0], Line: 11}}},
