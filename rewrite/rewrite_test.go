@@ -132,7 +132,7 @@ func TestGolden(t *testing.T) {
 	}
 	// Programs of ../testdata/progs whose rewritten source is a golden
 	// file too (the end-to-end tests run them).
-	for _, prog := range []string{"clears", "results"} {
+	for _, prog := range []string{"branches", "clears", "fig4", "lazy", "results", "switches"} {
 		files = append(files, filepath.Join("..", "testdata", "progs", prog, "main.go"))
 	}
 	for _, file := range files {

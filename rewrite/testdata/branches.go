@@ -1,1 +1,0 @@
-../../testdata/progs/branches/main.go

@@ -1,1 +1,0 @@
-../../testdata/progs/lazy/main.go
