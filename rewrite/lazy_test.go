@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestLazyPush checks which functions of testdata/lazy.go push lazily
+// TestLazyPush checks which functions of testdata/progs/lazy push lazily
 // (FuncPlan.Lazy): those that call on some paths only, outside loops, and
 // have no defer.
 func TestLazyPush(t *testing.T) {
-	src, err := os.ReadFile("testdata/lazy.go")
+	src, err := os.ReadFile("../testdata/progs/lazy/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
