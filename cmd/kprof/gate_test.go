@@ -45,7 +45,7 @@ func writeFileT(t *testing.T, path, content string) {
 // module whose .kprof/gate.json holds the configuration, from a
 // subdirectory of it.
 func TestGateCLI(t *testing.T) {
-	bin := buildCLI(t)
+	bin := buildKprof(t)
 	root := t.TempDir()
 	writeFileT(t, filepath.Join(root, "go.mod"), "module example.com/m\n")
 	writeFileT(t, filepath.Join(root, ".kprof", "gate.json"),

@@ -2,8 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/kprof/kprof/overlap"
 )
 
 // runCmd runs a command and returns its combined output.
@@ -18,3 +24,67 @@ func runCmd(dir string, env []string, name string, args ...string) (string, erro
 }
 
 func lookPath(name string) (string, error) { return exec.LookPath(name) }
+
+var (
+	kprofOnce sync.Once
+	kprofPath string
+	kprofErr  error
+)
+
+// buildKprof builds the kprof command once per test binary: every
+// end-to-end test runs the same kprof.
+func buildKprof(t testing.TB) string {
+	t.Helper()
+	kprofOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kprof-test-")
+		if err != nil {
+			kprofErr = err
+			return
+		}
+		kprofPath = filepath.Join(dir, "kprof")
+		out, err := runCmd("", nil, "go", "build", "-o", kprofPath, ".")
+		if err != nil {
+			kprofErr = fmt.Errorf("go build kprof: %v\n%s", err, out)
+		}
+	})
+	if kprofErr != nil {
+		t.Fatal(kprofErr)
+	}
+	return kprofPath
+}
+
+// kprofBuild builds the program in dir with kprof and returns the binary.
+func kprofBuild(t testing.TB, kprofBin, dir string, flags ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(dir))
+	args := append([]string{"build", "-o", bin}, flags...)
+	args = append(args, ".")
+	abs, _ := filepath.Abs(dir)
+	if out, err := runCmd(abs, nil, kprofBin, args...); err != nil {
+		t.Fatalf("kprof build %s: %v\n%s", dir, err, out)
+	}
+	return bin
+}
+
+// runProfile runs bin with KPROF_MODE=mode and returns its profile.
+func runProfile(t testing.TB, bin, mode string, env ...string) *overlap.Profile {
+	t.Helper()
+	return runProfileArgs(t, bin, mode, nil, env...)
+}
+
+// runProfileArgs is runProfile with command-line arguments.
+func runProfileArgs(t testing.TB, bin, mode string, args []string, env ...string) *overlap.Profile {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "p.kprof")
+	// KPROF_VERIFY_PATHS: the agent checks the stack entries the counter
+	// reports unchanged since the previous sample (exact mode trusts them).
+	env = append(env, "KPROF_MODE="+mode, "KPROF_OUT="+out, "KPROF_VERIFY_PATHS=1")
+	if o, err := runCmd("", env, bin, args...); err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, o)
+	}
+	p, err := overlap.ParseFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

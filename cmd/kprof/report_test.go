@@ -14,27 +14,10 @@ import (
 	"github.com/kprof/kprof/overlap"
 )
 
-// buildCLI builds the kprof command into a temporary directory.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the kprof binary")
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command:", err)
-	}
-	bin := filepath.Join(t.TempDir(), "kprof")
-	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestReportCompareCLI runs kprof report and kprof compare as a user
 // would, on profiles written with overlap's WriteFile.
 func TestReportCompareCLI(t *testing.T) {
-	bin := buildCLI(t)
+	bin := buildKprof(t)
 	t.Run("report", func(t *testing.T) { testReport(t, bin) })
 	t.Run("report files", func(t *testing.T) { testReportFiles(t, bin) })
 	t.Run("compare", func(t *testing.T) { testCompare(t, bin) })
