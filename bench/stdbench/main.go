@@ -143,6 +143,7 @@ func selected(o options) ([]pkgSpec, error) {
 
 func stdbench(ctx context.Context, o options, argv []string) error {
 	start := time.Now()
+	loadStart := loadAvg()
 	if o.quick {
 		o.rounds = 1
 		if !flagSet("benchtime") {
@@ -263,6 +264,7 @@ rounds:
 	rep := buildReport(names, o.modes, samples, runs)
 	rep.Partial = partial
 	rep.Header = header(o, argv, kprofDesc, time.Since(start))
+	rep.Header["load"] = fmt.Sprintf("load average (1, 5, 15 min) %s at the start, %s at the end (the machine's other work slows every variant; the interleaving spreads it over them)", loadStart, loadAvg())
 	for _, b := range bs {
 		if b.spec.Why == "" {
 			continue
@@ -440,6 +442,16 @@ func orDefault(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// loadAvg is /proc/loadavg's 1, 5 and 15 minute load averages.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if err != nil || len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func cpuModel() string {

@@ -273,7 +273,7 @@ func modeName(m string) string {
 }
 
 // headerKeys are the header lines of the markdown report, in order.
-var headerKeys = []string{"date", "machine", "go", "kprof", "command", "settings", "duration"}
+var headerKeys = []string{"date", "machine", "load", "go", "kprof", "command", "settings", "duration"}
 
 // writeMarkdown writes the report as markdown.
 func (rep *report) writeMarkdown(w io.Writer) error {
@@ -305,6 +305,20 @@ func (rep *report) writeMarkdown(w io.Writer) error {
 	b.WriteString("\n| peak memory (max RSS) | " + strings.Join(rep.variantNames(), " | ") + " |\n|---" + strings.Repeat(" | ---:", len(rep.Modes)+1) + " |\n| all packages")
 	for _, va := range rep.variants() {
 		fmt.Fprintf(&b, " | %s", mib(rep.MaxRSSKB[va]))
+	}
+	b.WriteString(" |\n| geo. mean over packages, ratio to plain | 1.00×")
+	for _, m := range rep.Modes {
+		var rs []float64
+		for _, p := range rep.Packages {
+			if p.MaxRSSKB[plain] > 0 && p.MaxRSSKB[m] > 0 {
+				rs = append(rs, float64(p.MaxRSSKB[m])/float64(p.MaxRSSKB[plain]))
+			}
+		}
+		g := 0.0
+		if len(rs) > 0 {
+			g = stat.GeometricMean(rs, nil)
+		}
+		fmt.Fprintf(&b, " | %s", x(g))
 	}
 	b.WriteString(" |\n")
 	if len(rep.Benchmarks) > 0 && rep.rounds() > 1 {

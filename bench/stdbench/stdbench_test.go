@@ -201,8 +201,8 @@ func checkShape(t *testing.T, md string, modes []string, pkgs []string, partial 
 	}
 	ratio := regexp.MustCompile(`\*\*[0-9]+\.[0-9]{2}×\*\*`)
 	overall := rows(section("Overall"))
-	if len(overall) != len(modes)+1 { // modes, then the memory row
-		t.Errorf("overall: %d rows, want %d:\n%s", len(overall), len(modes)+1, strings.Join(overall, "\n"))
+	if len(overall) != len(modes)+2 { // modes, then the memory rows
+		t.Errorf("overall: %d rows, want %d:\n%s", len(overall), len(modes)+2, strings.Join(overall, "\n"))
 	}
 	for i, m := range modes {
 		if i < len(overall) && (!strings.HasPrefix(overall[i], "| "+modeName(m)+" |") || !ratio.MatchString(overall[i])) {
@@ -241,6 +241,8 @@ func TestMarkdownShape(t *testing.T) {
 	for _, want := range []string{
 		"| off (No Prof.) | **2.00×** | 2.00× | 3.60× | 4.00× |",
 		"| exact | **4.00×** |",
+		"| all packages | 7 MiB | 5 MiB | 8 MiB | 7 MiB |",
+		"| geo. mean over packages, ratio to plain | 1.00× | 0.71× | 1.14× | 1.00× |",
 		"| p/one | 2 | 1.41× | 1.90× | 1.50× | 1.50× | 4.00× | 7.40× | 7 MiB / 5 MiB / 8 MiB / 7 MiB |",
 		"| p/one | B/x=1 | 105 ns | 840 ns | **8.00×** | 10% |",
 		"## Incomplete (1 benchmarks",
