@@ -12,38 +12,72 @@ import (
 // samples (a leaf called in a loop): with the path cache (paper Fig. 9) the
 // agent compares the stack with the cached path (pointer compares) and
 // walks the tree only for the changed frame; without it, it walks the tree
-// from the root every time (paper Fig. 7).
+// from the root every time (paper Fig. 7). The counter reports no part of
+// the stack unchanged here (from 0), as it did before it marked stacks.
+//
+// Then a stack that alternates between depths 10 and 10,000 (a deep
+// recursion that returns and descends again): a sample costs what changed,
+// with from as the counter's marks report it (the bottom 10 entries kept
+// on the way down, nothing on the way up, where 10 entries remain) and
+// with from 0. The path cache keeps the deeper path while the stack is
+// shallow, so that the way down compares entries instead of walking the
+// tree.
 func BenchmarkSample(b *testing.B) {
-	for _, depth := range []int{10, 100} {
-		funcs := make([]*Func, depth+2)
-		for i := range funcs {
-			funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
+	funcs := func(n int) []*Func {
+		fs := make([]*Func, n)
+		for i := range fs {
+			fs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
 		}
-		stackA := append([]*Func(nil), funcs[:depth]...)
-		stackB := append(append([]*Func(nil), funcs[:depth-1]...), funcs[depth])
+		return fs
+	}
+	type sample struct {
+		stack []*Func
+		from  int
+	}
+	run := func(b *testing.B, samples []sample, cached bool) {
+		a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 10000})
+		a.Register()
+		g := a.local()
+		for _, s := range samples {
+			a.Sample(s.stack, 0, 1)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			s := samples[i%len(samples)]
+			if !cached {
+				g.path, g.fns, g.n = g.path[:0], g.fns[:0], 0
+			}
+			a.Sample(s.stack, s.from, 1)
+		}
+		b.StopTimer()
+		a.Exit(0)
+	}
+	for _, depth := range []int{10, 100} {
+		fs := funcs(depth + 2)
+		stackA := append([]*Func(nil), fs[:depth]...)
+		stackB := append(append([]*Func(nil), fs[:depth-1]...), fs[depth])
 		for _, cached := range []bool{true, false} {
-			name := fmt.Sprintf("depth=%d/cache=%v", depth, cached)
-			b.Run(name, func(b *testing.B) {
-				a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 10000})
-				a.Register()
-				g := a.local()
-				a.Sample(stackA, 0, 1)
-				a.Sample(stackB, 0, 1)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					s := stackA
-					if i%2 == 1 {
-						s = stackB
-					}
-					if !cached {
-						g.cut(0)
-					}
-					a.Sample(s, 0, 1)
-				}
-				b.StopTimer()
-				a.Exit(0)
+			b.Run(fmt.Sprintf("depth=%d/cache=%v", depth, cached), func(b *testing.B) {
+				run(b, []sample{{stackA, 0}, {stackB, 0}}, cached)
 			})
 		}
+	}
+	deep := make([]*Func, 10000)
+	fs := funcs(11)
+	copy(deep, fs[:10])
+	for i := 10; i < len(deep); i++ {
+		deep[i] = fs[10] // a recursive function
+	}
+	for _, c := range []struct {
+		name     string
+		down, up int // from on the way down and up
+	}{
+		{"marks", 10, 0},
+		{"from=0", 0, 0},
+	} {
+		b.Run("depth=10,10000/"+c.name, func(b *testing.B) {
+			run(b, []sample{{deep, c.down}, {deep[:10], c.up}}, true)
+		})
 	}
 }
 

@@ -27,9 +27,19 @@ type Settings struct {
 // allocates nothing the program could observe (testing.AllocsPerRun, GC
 // pacing), which also keeps runs reproducible. Off-heap records hold only
 // pointers to other off-heap records and to the static Func tables.
+//
+// Off-heap memory is never given back to the system, so it is recycled
+// instead: what a goroutine used passes to the next goroutine that runs on
+// the same runtime g (the counter keeps the agent's slot with the g,
+// counter.SlotReuser), and the runtime reuses g's. The agent's memory is
+// then that of the goroutines alive at the peak, each with a path cache as
+// deep as its deepest stack and a tree of at most mergeNodes contexts (or
+// those of the goroutine's own run, if more), plus the merged tree, which
+// holds each calling context of the profile once: it grows with the
+// profile, not with the number of goroutines or samples.
 
-// node is one calling context of a goroutine's tree; its children form a
-// linked list (few children per context; the path cache avoids most walks).
+// node is one calling context of a tree; its children form a linked list
+// (few children per context; the path cache avoids most walks).
 type node struct {
 	fn      *Func
 	samples int64
@@ -42,22 +52,48 @@ type node struct {
 	parent                   *node
 }
 
-// arena hands out nodes from off-heap chunks.
+// arena hands out nodes from off-heap chunks, which it keeps: after reset
+// it hands out the same memory again.
 type arena struct {
-	free []node
+	first, cur *nodeChunk
+	used       int // nodes of cur handed out
+	n          int // nodes handed out since reset
 }
 
 const chunk = 256
 
+// nodeChunk is a block of nodes; an arena's chunks form a list.
+type nodeChunk struct {
+	next  *nodeChunk
+	nodes [chunk]node
+}
+
 func (a *arena) new(f *Func) *node {
-	if len(a.free) == 0 {
-		a.free = unsafe.Slice((*node)(counter.Alloc(chunk*unsafe.Sizeof(node{}))), chunk)
+	if a.cur == nil || a.used == chunk {
+		next := a.first
+		if a.cur != nil {
+			next = a.cur.next
+		}
+		if next == nil {
+			next = (*nodeChunk)(counter.Alloc(unsafe.Sizeof(nodeChunk{})))
+			if a.cur == nil {
+				a.first = next
+			} else {
+				a.cur.next = next
+			}
+		}
+		a.cur, a.used = next, 0
 	}
-	n := &a.free[0]
-	a.free = a.free[1:]
-	n.fn = f
+	n := &a.cur.nodes[a.used]
+	a.used++
+	a.n++
+	*n = node{fn: f} // (reused memory holds a former node)
 	return n
 }
+
+// reset makes every node handed out free again. The caller has zeroed
+// them (a child cache may still point at them: see child).
+func (a *arena) reset() { a.cur, a.used, a.n = nil, 0, 0 }
 
 func (n *node) childOf(f *Func, a *arena) *node {
 	for c := n.child; c != nil; c = c.next {
@@ -72,40 +108,62 @@ func (n *node) childOf(f *Func, a *arena) *node {
 	return c
 }
 
-// gstate is one goroutine's samples. Only its goroutine writes it, with
-// busy set; another goroutine reads it holding CCT.mu, with the world
-// stopped (counter.StopTheWorld) and no goroutine busy (see stopped). An
-// atomic lock here would cost more than the rest of an exact-mode sample.
+// gstate is the state of a goroutine: its tree, path cache and PRNG. It
+// passes to the next goroutine on the same runtime g when the goroutine
+// ends (see above), tree and all: goroutines add up their counts in it
+// until it is merged into the CCT's tree.
+//
+// Only its goroutine writes it, with busy set; another goroutine reads it
+// holding CCT.mu, with the world stopped (counter.StopTheWorld) and no
+// goroutine busy (see stopped). An atomic lock here would cost more than
+// the rest of an exact-mode sample.
 type gstate struct {
 	busy   bool
-	verify bool // Settings.VerifyPaths
+	verify bool   // Settings.VerifyPaths
+	owner  uint64 // CCT.id of the agent that made it
 	root   node
-	path   []*node // path cache (paper Fig. 9): path[i] is the node of stack[:i+1]
-	// fns[i] is path[i].fn: a sample compares its stack with the cached
-	// path here, without loading the nodes.
-	fns   []*Func
-	rng   uint64
-	total int64 // instructions this goroutine ran, exactly
-	nsamp int64
-	// rtotal and rsamp count what was recorded (Record).
+	// The path cache (paper Fig. 9): path[i] is the node of fns[:i+1], and
+	// fns[:n] the stack of the goroutine's previous sample. The entries
+	// beyond n are those of an earlier, deeper sample, kept: a stack that
+	// returns and grows back along the same path (recursion) is then
+	// compared with them, where it would otherwise walk the tree. Both
+	// grow with the deepest stack sampled (reserve).
+	path []*node
+	fns  []*Func
+	n    int
+	rng  uint64
+	// Counts of the goroutines that used this state (Profile adds them
+	// up): total and nsamp, and what was recorded (Record).
+	total, nsamp  int64
 	rtotal, rsamp int64
 	nodes         arena
-	last          *node   // context of the latest sample
-	next          *gstate // list of live goroutines
-	prev          *gstate
+	last          *node   // context of the goroutine's latest sample
+	all           *gstate // list of every state made (CCT.all)
 	// kids caches child lookups: the slot of (parent, fn) holds the child
 	// most recently found or made there. A sibling list is walked only on
 	// a miss: in exact mode every call looks up its callee's node, and
 	// walking long sibling lists took a sixth of encoding/json's run.
 	kids []*node
+	// What FlushRunning took from the goroutine (it alone writes these).
+	flushN    int64
+	flushLast *node
 }
 
 // kidsBits is the log2 of the number of slots of a goroutine's child cache.
 const kidsBits = 10
 
+// mergeNodes is the size of a tree, in contexts, from which a goroutine
+// that ends merges it into the CCT's tree and frees it. Below it, the
+// tree passes to the next goroutine on the g as it is: the ending costs
+// nothing, and most goroutines that share a g run the same code (the same
+// start function), so they share the contexts too.
+const mergeNodes = chunk
+
 // child returns the child of n for f, made if new, through the cache.
 func (g *gstate) child(n *node, f *Func) *node {
 	h := kidSlot(n, f)
+	// A cached node that was freed (merge) has no parent; one handed out
+	// again is a child of its parent for its function.
 	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
 		return c
 	}
@@ -141,9 +199,32 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 	return c
 }
 
-// maxPath is the depth the path cache of a goroutine can hold; deeper
-// stacks are walked from the last cached node.
-const maxPath = 1024
+// newState returns a state with an empty tree and path cache.
+func newState(verify bool) *gstate {
+	g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
+	g.verify = verify
+	g.kids = unsafe.Slice((**node)(counter.Alloc(1<<kidsBits*unsafe.Sizeof((*node)(nil)))), 1<<kidsBits)
+	g.reserve(64)
+	return g
+}
+
+// reserve makes room in the path cache for a stack of depth d. The arrays
+// double, so that growing to depth d costs O(d) in all.
+func (g *gstate) reserve(d int) {
+	if d <= cap(g.path) {
+		return
+	}
+	c := max(2*cap(g.path), 64)
+	for c < d {
+		c *= 2
+	}
+	path := unsafe.Slice((**node)(counter.Alloc(uintptr(c)*unsafe.Sizeof((*node)(nil)))), c)
+	fns := unsafe.Slice((**Func)(counter.Alloc(uintptr(c)*unsafe.Sizeof((*Func)(nil)))), c)
+	copy(path, g.path)
+	copy(fns, g.fns)
+	// (The old arrays are not freed: off-heap memory never is.)
+	g.path, g.fns = path[:len(g.path)], fns[:len(g.path)]
+}
 
 // noStack stands for samples taken with an empty reified stack (code whose
 // callers were all uninstrumented and that did not push itself).
@@ -155,23 +236,29 @@ var noStack = Func{Name: "(no stack)"}
 // instruction.
 var unsampled = Func{Name: "(unsampled goroutines)"}
 
+// ids numbers CCTs (gstate.owner).
+var ids atomic.Uint64
+
 // CCT is the calling-context-tree agent behind both the sampling agent (SA)
 // and the exact agent (JP): the exact agent is SA at granularity 0, so that
 // every check attributes the instructions since the previous one and every
 // entry check counts its call.
 type CCT struct {
 	set   Settings
-	exact bool // set.Mode is exact
+	exact bool   // set.Mode is exact
+	id    uint64 // gstate.owner of its states
+	first int64  // granularity until a goroutine's first sample
+	rng   uint64 // a goroutine's PRNG after drawing first
 
-	mu    spinlock
-	live  *gstate // goroutines that have sampled and not exited
-	done  node    // merged trees of goroutines that have exited
-	nodes arena   // for done
-	total int64   // instructions of exited goroutines
-	nsamp int64
+	mu  spinlock
+	all *gstate // every goroutine state made
+	// merged holds the trees merged by ending goroutines (its root) and
+	// the instructions of goroutines that never registered (its totals).
+	merged *gstate
+	// scratch holds, while a profile is read, a copy of the states' trees.
+	scratch *gstate
 
-	recording     atomic.Bool
-	rtotal, rsamp int64 // recorded, of exited goroutines
+	recording atomic.Bool
 }
 
 // NewCCT returns a calling-context-tree agent with the given settings.
@@ -179,30 +266,39 @@ func NewCCT(set Settings) *CCT {
 	if set.Mode == overlap.ModeExact {
 		set.Granularity, set.Jitter = 0, 0
 	}
-	return &CCT{set: set, exact: set.Mode == overlap.ModeExact}
+	a := &CCT{set: set, exact: set.Mode == overlap.ModeExact, id: ids.Add(1)}
+	a.merged = newState(false)
+	a.scratch = newState(false)
+	// Every goroutine's PRNG starts from the seed: its first granularity,
+	// and the PRNG after it, are the same for all of them.
+	g := gstate{rng: set.Seed | 1}
+	a.first, a.rng = a.next(&g), g.rng
+	return a
 }
 
-// local returns the calling goroutine's state, making it the first
-// time. (Sample and SampleCall test the slot themselves first: local does
-// not inline, and BenchmarkExactCall took 11 ns with the call, 8 without.)
+// ReusesSlots implements counter.SlotReuser: a goroutine's state holds no
+// heap pointer and is reset when the next goroutine registers.
+func (a *CCT) ReusesSlots() {}
+
+// local returns the calling goroutine's state, made if it has none. The
+// state the slot holds may be the one a goroutine that ended on the same
+// g left (counter.SlotReuser); a goroutine starts it with start. (Sample
+// and SampleCall test the slot themselves first: local does not inline,
+// and BenchmarkExactCall took 11 ns with the call, 8 without.)
 func (a *CCT) local() *gstate {
-	if p := counter.Local(); *p == nil {
-		g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
-		g.rng = a.set.Seed | 1
-		g.verify = a.set.VerifyPaths
-		g.path = unsafe.Slice((**node)(counter.Alloc(maxPath*unsafe.Sizeof((*node)(nil)))), maxPath)[:0]
-		g.fns = unsafe.Slice((**Func)(counter.Alloc(maxPath*unsafe.Sizeof((*Func)(nil)))), maxPath)[:0]
-		g.kids = unsafe.Slice((**node)(counter.Alloc(1<<kidsBits*unsafe.Sizeof((*node)(nil)))), 1<<kidsBits)
-		*p = unsafe.Pointer(g)
-		a.mu.Lock()
-		g.next = a.live
-		if a.live != nil {
-			a.live.prev = g
-		}
-		a.live = g
-		a.mu.Unlock()
+	p := counter.Local()
+	if g := (*gstate)(*p); g != nil && g.owner == a.id {
+		return g
 	}
-	return (*gstate)(*counter.Local())
+	g := newState(a.set.VerifyPaths)
+	g.owner = a.id
+	g.rng = a.set.Seed | 1
+	a.mu.Lock()
+	g.all = a.all
+	a.all = g
+	a.mu.Unlock()
+	*p = unsafe.Pointer(g)
+	return g
 }
 
 // next returns the next granularity of g: g + r, r uniform in [0, R).
@@ -222,8 +318,15 @@ func (a *CCT) next(g *gstate) int64 {
 	return a.set.Granularity + int64(r)
 }
 
-// Register implements Profiler.
-func (a *CCT) Register() int64 { return a.next(a.local()) }
+// Register implements Profiler: the goroutine starts its state (the one
+// its g's previous goroutine left, mostly) with no previous sample, and
+// its PRNG from the seed. No lock and no allocation, except for the first
+// goroutine on a g.
+func (a *CCT) Register() int64 {
+	g := a.local()
+	g.rng, g.n, g.last = a.rng, 0, nil
+	return a.first
+}
 
 // Sample implements Profiler. Its cost is proportional to the part of the
 // stack that changed since the goroutine's previous sample.
@@ -233,9 +336,14 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 		g = a.local()
 	}
 	g.busy = true
-	cur := g.cached(stack, from)
-	if cur == nil {
-		cur = g.walk(stack, from)
+	var cur *node
+	// lookup's first case written out (exact mode's returns): lookup
+	// does not inline.
+	if k := len(stack); k > 0 && k <= from && k <= g.n && !g.verify {
+		g.n = k
+		cur = g.path[k-1]
+	} else {
+		cur = g.context(stack, from)
 	}
 	g.add(cur, n, a.recording.Load())
 	g.busy = false
@@ -277,12 +385,14 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	}
 	// One walk of the stack for both the sample and the call.
 	parent := &g.root
-	if len(stack) > 0 {
-		if parent = g.cached(stack, from); parent == nil {
-			parent = g.walk(stack, from)
-		}
+	if k := len(stack); k > 0 && k <= from && k <= g.n && !g.verify {
+		// (lookup's first case, as in Sample.)
+		g.n = k
+		parent = g.path[k-1]
+	} else if k > 0 {
+		parent = g.lookup(stack, from)
 	} else {
-		g.cut(0) // the next sample's from is against this stack
+		g.n = 0 // the next sample's from is against this stack
 	}
 	if n > 0 {
 		cur := parent
@@ -291,17 +401,24 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		}
 		g.add(cur, n, rec)
 	}
-	// g.child, with its cache hit written out: child does not inline,
-	// and the call costs a twentieth of BenchmarkExactCall (8.4 ns
-	// against 8.0).
-	h := kidSlot(parent, callee)
-	c := g.kids[h]
-	if c == nil || c.parent != parent || c.fn != callee {
-		c = g.miss(parent, callee, h)
-	}
-	// The callee pushes itself next: its node is the next sample's.
-	if len(g.path) == len(stack) {
-		g.extend(c)
+	// The callee pushes itself next: its node is the next sample's top.
+	// The path cache may hold it (stack is its prefix): a recursion that
+	// descends again, a loop that calls the same function.
+	var c *node
+	if k := len(stack); k < len(g.path) && g.fns[k] == callee {
+		c = g.path[k]
+	} else {
+		// g.child, with its cache hit written out: child does not
+		// inline, and the call costs a twentieth of BenchmarkExactCall
+		// (8.4 ns against 8.0).
+		h := kidSlot(parent, callee)
+		c = g.kids[h]
+		if c == nil || c.parent != parent || c.fn != callee {
+			c = g.miss(parent, callee, h)
+		}
+		g.reserve(k + 1)
+		g.path, g.fns = g.path[:k+1], g.fns[:k+1]
+		g.path[k], g.fns[k] = c, callee
 	}
 	c.calls++
 	if rec {
@@ -311,78 +428,92 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	return 0
 }
 
-// context returns the node of stack, walking the tree from the longest
-// prefix the path cache shares with it and updating the cache. The caller
-// has set g.busy.
+// context returns the node of stack (the no-stack context for an empty
+// one). The caller has set g.busy.
 func (g *gstate) context(stack []*Func, from int) *node {
-	if c := g.cached(stack, from); c != nil {
-		return c
+	if len(stack) == 0 {
+		g.n = 0
+		return g.child(&g.root, &noStack) // the root has no counts of its own
 	}
-	return g.walk(stack, from)
+	return g.lookup(stack, from)
 }
 
-// cached returns the node of stack if all of it is the previous sample's
-// (exact mode, mostly), or all of it but its top, which the path's next
-// node names (the function an entry sample announced, sampled before it
-// pushes itself: a leaf, or a function that pushes lazily), and nil
-// otherwise.
-func (g *gstate) cached(stack []*Func, from int) *node {
+// lookup returns the node of a non-empty stack of which stack[:from] is
+// the previous sample's, and makes it the path cache's. Its cost is
+// proportional to the part of the stack beyond from: what changed, and
+// what the counter does not know is unchanged.
+func (g *gstate) lookup(stack []*Func, from int) *node {
 	k := len(stack)
-	if k == 0 || k > len(g.path) || g.verify {
-		return nil
+	// stack[:i] is the previous sample's: its cached path holds.
+	i := min(from, g.n)
+	if g.verify {
+		g.check(stack, i, from)
 	}
-	if k <= from || k == from+1 && g.fns[k-1] == stack[k-1] {
-		g.cut(k)
+	g.n = k
+	if k <= i {
+		// (Exact mode, mostly: a return, or the entry an entry sample
+		// announced.)
 		return g.path[k-1]
 	}
-	return nil
+	// Compared with the cache beyond i: the kept entries of a deeper
+	// sample may match too.
+	i = same(g.fns[:min(k, len(g.fns))], stack, i)
+	if i == k {
+		return g.path[k-1]
+	}
+	return g.walk(stack, i)
 }
 
-// cut keeps the first k entries of the path cache.
-func (g *gstate) cut(k int) {
-	g.path = g.path[:k]
-	g.fns = g.fns[:k]
-}
-
-// extend appends n to the path cache, if it has room.
-func (g *gstate) extend(n *node) {
-	if len(g.path) < cap(g.path) {
-		g.path = append(g.path, n)
-		g.fns = g.fns[:len(g.path)]
-		g.fns[len(g.path)-1] = n.fn
+// check panics if stack[:i], which the counter reports unchanged, is not
+// the cached path's (Settings.VerifyPaths). Out of line: its panic would
+// make lookup's frame larger.
+//
+//go:noinline
+func (g *gstate) check(stack []*Func, i, from int) {
+	for j := range i {
+		if g.fns[j] != stack[j] {
+			panic(fmt.Sprintf("kprof: agent: stack entry %d is %s, the cached path has %s (from %d)", j, stack[j].Name, g.fns[j].Name, from))
+		}
 	}
 }
 
-// walk is context's general case.
-func (g *gstate) walk(stack []*Func, from int) *node {
-	// stack[:from] is the previous sample's: its cached path holds.
-	fns := g.fns
-	if len(fns) > len(stack) {
-		fns = fns[:len(stack)]
-	}
-	i := 0
-	if from > 0 {
-		i = min(from, len(fns))
-	}
-	if g.verify {
-		for j := range i {
-			if fns[j] != stack[j] {
-				panic(fmt.Sprintf("kprof: agent: stack entry %d is %s, the cached path has %s (from %d)", j, stack[j].Name, fns[j].Name, from))
-			}
+// same returns the length of the longest common prefix of fns and stack,
+// which share their first i entries; stack is at least as long as fns.
+func same(fns, stack []*Func, i int) int {
+	// Blocks of entries first, compared as memory (the runtime's
+	// vectorised comparison): a recursion that descends again along its
+	// previous path compares many entries that match.
+	const block = 64
+	for ; len(fns)-i >= block; i += block {
+		if mem(fns[i:i+block]) != mem(stack[i:i+block]) {
+			break
 		}
 	}
 	// Both of the same length: no bounds checks in the loop.
 	for st := stack[:len(fns)]; i < len(fns) && fns[i] == st[i]; {
 		i++
 	}
+	return i
+}
+
+// mem returns the memory of fs as a string, for comparisons.
+func mem(fs []*Func) string {
+	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(fs))), uintptr(len(fs))*unsafe.Sizeof((*Func)(nil)))
+}
+
+// walk is lookup's general case: the cache holds stack[:i] (and no more
+// of it); it walks the tree for stack[i:].
+func (g *gstate) walk(stack []*Func, i int) *node {
+	g.reserve(len(stack))
 	// The path in locals while it grows: stores to g would make the
 	// compiler load its fields again at each level.
-	path, fns := g.path[:i], g.fns[:i]
+	path, fns := g.path[:len(stack)], g.fns[:len(stack)]
 	cur := &g.root
 	if i > 0 {
 		cur = path[i-1]
 	}
-	for _, f := range stack[i:] {
+	for ; i < len(stack); i++ {
+		f := stack[i]
 		// The first child (miss moves the child it finds to the front),
 		// else g.child, with its cache hit written out (child does not
 		// inline).
@@ -394,122 +525,171 @@ func (g *gstate) walk(stack []*Func, from int) *node {
 			}
 		}
 		cur = c
-		if len(path) < cap(path) && len(fns) < cap(fns) {
-			path = append(path, cur)
-			fns = append(fns, f)
-		}
+		path[i], fns[i] = cur, f
 	}
 	g.path, g.fns = path, fns
-	if len(stack) == 0 {
-		cur = g.child(cur, &noStack) // the root has no counts of its own
-	}
 	return cur
 }
 
-// FlushRunning takes in what goroutines still running ran since their last
-// sample, estimated in the context of that sample — as Exit does when a
-// goroutine ends, so the profile does not depend on whether a goroutine
-// finished before the program did — or at their current stack if they
-// never sampled. Called at program exit; the running goroutines' own trees
-// are only read.
-func (a *CCT) FlushRunning() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var path [maxPath]*Func
-	counter.FlushOthers(func(stack []*Func, n int64, local unsafe.Pointer) {
-		if local != nil {
-			if last := (*gstate)(local).last; last != nil {
-				k := len(path)
-				for x := last; x.parent != nil && k > 0; x = x.parent {
-					k--
-					path[k] = x.fn
-				}
-				stack = path[k:]
-			}
-		}
-		cur := &a.done
-		for _, f := range stack {
-			cur = cur.childOf(f, &a.nodes)
-		}
-		if len(stack) == 0 {
-			cur = cur.childOf(&noStack, &a.nodes)
-		}
-		cur.instr += n
-		a.total += n
-	})
-}
-
-// Exit implements Profiler: the goroutine's tree joins the merged one.
-func (a *CCT) Exit(n int64) { a.exit(nil, n) }
-
-// ExitClaim implements counter.ExitClaimer: the tail is claimed under a.mu,
-// which FlushRunning holds while it claims the tails of the goroutines
-// still running, and recorded before a.mu is released.
-func (a *CCT) ExitClaim(claim func() int64) { a.exit(claim, 0) }
-
-// exit ends the calling goroutine's tree; its tail is n, or what claim
-// returns (called under a.mu).
-func (a *CCT) exit(claim func() int64, n int64) {
-	p := counter.Local()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if claim != nil {
-		n = claim()
-	}
-	if *p == nil {
-		a.total += n
-		if n > 0 {
-			a.done.childOf(&unsampled, &a.nodes).instr += n
-		}
-		return
-	}
-	// Others read g holding a.mu, as this does.
-	g := (*gstate)(*p)
-	*p = nil
-	g.total += n
-	rec := a.recording.Load()
-	if rec {
-		g.rtotal += n
-	}
-	if g.last != nil {
-		// What the goroutine ran after its last sample is estimated in
-		// the context of that sample, so that the contexts account for
-		// every instruction (δb of the sum over contexts is 0).
-		g.last.instr += n
-		if rec {
-			g.last.rinstr += n
-		}
-	} else if n > 0 {
-		u := g.child(&g.root, &unsampled)
-		u.instr += n
-		if rec {
-			u.rinstr += n
-		}
-	}
-	if g.prev != nil {
-		g.prev.next = g.next
-	} else {
-		a.live = g.next
-	}
-	if g.next != nil {
-		g.next.prev = g.prev
-	}
-	merge(&a.done, &g.root, &a.nodes)
-	a.total += g.total
-	a.nsamp += g.nsamp
-	a.rtotal += g.rtotal
-	a.rsamp += g.rsamp
-}
-
-func merge(dst, src *node, a *arena) {
+// addCounts adds the counts of src to dst.
+func addCounts(dst, src *node) {
 	dst.samples += src.samples
 	dst.instr += src.instr
 	dst.calls += src.calls
 	dst.rsamples += src.rsamples
 	dst.rinstr += src.rinstr
 	dst.rcalls += src.rcalls
-	for c := src.child; c != nil; c = c.next {
-		merge(dst.childOf(c.fn, a), c, a)
+}
+
+// merge adds the tree of src to g's tree, making contexts through g's
+// caches. With free it also empties src's tree, whose nodes are zeroed
+// for its arena to hand out again. It needs no stack of its own: a deep
+// recursion's tree is a path as deep.
+func (g *gstate) merge(src *gstate, free bool) {
+	root := &src.root
+	addCounts(&g.root, root)
+	dn := &g.root // the node of s's parent in g's tree
+	s := root.child
+	for s != nil {
+		x := g.child(dn, s.fn)
+		addCounts(x, s)
+		if s.child != nil {
+			dn, s = x, s.child
+			continue
+		}
+		// s has no children: on to its next sibling, or to its parent's,
+		// leaving the subtrees that are done.
+		for {
+			next, up := s.next, s.parent
+			if free {
+				*s = node{}
+			}
+			if next != nil {
+				s = next
+				break
+			}
+			if up == root {
+				s = nil
+				break
+			}
+			s, dn = up, dn.parent
+		}
+	}
+	if free {
+		src.root = node{}
+		src.nodes.reset()
+		src.path, src.fns, src.n = src.path[:0], src.fns[:0], 0
+		src.last = nil
+	}
+}
+
+// FlushRunning takes in what goroutines still running ran since their last
+// sample, estimated in the context of that sample, or as unsampled if they
+// never sampled — as exit does when a goroutine ends, so the profile does
+// not depend on whether a goroutine finished before the program did.
+// Called at program exit; the running goroutines' own trees are only
+// read.
+func (a *CCT) FlushRunning() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := a.merged
+	// The callback runs with the runtime's list of goroutines locked: it
+	// notes what it took in each goroutine's state, and the contexts are
+	// made below.
+	var unsampledN int64
+	counter.FlushOthers(func(stack []*Func, n int64, local unsafe.Pointer) {
+		m.total += n
+		if g := (*gstate)(local); g != nil && g.owner == a.id && g.last != nil {
+			g.flushN += n
+			g.flushLast = g.last
+			return
+		}
+		unsampledN += n
+	})
+	if unsampledN > 0 {
+		m.child(&m.root, &unsampled).instr += unsampledN
+	}
+	var path []*Func
+	for g := a.all; g != nil; g = g.all {
+		if g.flushN == 0 {
+			continue
+		}
+		// The nodes of the path to flushLast stay: a tree is freed only
+		// by its goroutine's end, under a.mu.
+		path = path[:0]
+		for x := g.flushLast; x.parent != nil; x = x.parent {
+			path = append(path, x.fn)
+		}
+		cur := &m.root
+		for i := len(path) - 1; i >= 0; i-- {
+			cur = m.child(cur, path[i])
+		}
+		cur.instr += g.flushN
+		g.flushN, g.flushLast = 0, nil
+	}
+}
+
+// Exit implements Profiler: the goroutine's tail goes to its last
+// context.
+func (a *CCT) Exit(n int64) { a.exit(nil, n) }
+
+// ExitClaim implements counter.ExitClaimer: the tail is claimed with the
+// goroutine's state busy, so that a profile read while FlushRunning
+// claims the tails of the goroutines still running (stopped) waits until
+// it is recorded.
+func (a *CCT) ExitClaim(claim func() int64) { a.exit(claim, 0) }
+
+// exit ends the calling goroutine; its tail is n, or what claim returns.
+// Its state stays in its slot, for the next goroutine on its g: the
+// counts stay in the state's tree, which is merged into the CCT's only
+// once it is large, and then only if no one holds a.mu — exit takes no
+// lock and costs a few instructions, the merge aside.
+func (a *CCT) exit(claim func() int64, n int64) {
+	g := (*gstate)(*counter.Local())
+	if g == nil || g.owner != a.id {
+		// The goroutine never registered: what it ran (without a check:
+		// small leaves called from uninstrumented code) is unsampled.
+		a.mu.Lock()
+		if claim != nil {
+			n = claim()
+		}
+		if n > 0 {
+			a.merged.total += n
+			a.merged.child(&a.merged.root, &unsampled).instr += n
+		}
+		a.mu.Unlock()
+		return
+	}
+	g.busy = true
+	if claim != nil {
+		n = claim()
+	}
+	rec := a.recording.Load()
+	g.total += n
+	if rec {
+		g.rtotal += n
+	}
+	cur := g.last
+	if cur == nil {
+		if n == 0 {
+			// (No context to make.)
+			g.busy = false
+			return
+		}
+		cur = g.child(&g.root, &unsampled)
+	}
+	// What the goroutine ran after its last sample is estimated in the
+	// context of that sample, so that the contexts account for every
+	// instruction (δb of the sum over contexts is 0).
+	cur.instr += n
+	if rec {
+		cur.rinstr += n
+	}
+	g.last = nil
+	g.busy = false
+	if g.nodes.n >= mergeNodes && a.mu.TryLock() {
+		a.merged.merge(g, true)
+		a.mu.Unlock()
 	}
 }
 
@@ -526,11 +706,11 @@ func (a *CCT) Record(on bool) { a.recording.Store(on) }
 func (a *CCT) ResetRecord() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	forget(&a.done)
-	a.rtotal, a.rsamp = 0, 0
+	forget(&a.merged.root)
+	a.merged.rtotal, a.merged.rsamp = 0, 0
 	restart := a.stopped()
 	defer restart()
-	for g := a.live; g != nil; g = g.next {
+	for g := a.all; g != nil; g = g.all {
 		forget(&g.root)
 		g.rtotal, g.rsamp = 0, 0
 	}
@@ -552,10 +732,29 @@ func prune(n *overlap.Node) bool {
 	return keep
 }
 
-func forget(n *node) {
-	n.rsamples, n.rinstr, n.rcalls = 0, 0, 0
-	for c := n.child; c != nil; c = c.next {
-		forget(c)
+// forget zeroes the recorded counts of a tree.
+func forget(root *node) {
+	walkTree(root, func(n *node) { n.rsamples, n.rinstr, n.rcalls = 0, 0, 0 })
+}
+
+// walkTree calls f for every node of the tree of root, root included,
+// parents before children, with no stack of its own.
+func walkTree(root *node, f func(*node)) {
+	f(root)
+	n := root.child
+	for n != nil {
+		f(n)
+		if n.child != nil {
+			n = n.child
+			continue
+		}
+		for n != root && n.next == nil {
+			n = n.parent
+		}
+		if n == root {
+			return
+		}
+		n = n.next
 	}
 }
 
@@ -563,32 +762,43 @@ func (a *CCT) profile(meta overlap.Meta, recorded bool) *overlap.Profile {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	root := &overlap.Node{}
-	addTree(root, &a.done, recorded)
-	total, nsamp := a.total, a.nsamp
-	if recorded {
-		total, nsamp = a.rtotal, a.rsamp
-	}
+	addTree(root, &a.merged.root, recorded)
 	p := &overlap.Profile{Meta: meta, Root: root}
-	// With the world stopped, the live goroutines' trees are copied off
-	// the heap (allocating on the heap could start a GC, which stops the
-	// world itself).
-	var live node
+	// With the world stopped, the states' trees are copied off the heap
+	// (allocating on the heap could start a GC, which stops the world
+	// itself), into scratch, emptied again below.
+	// The caller's own tree, which only it writes, is read as it is:
+	// the largest, often (a program's main goroutine).
+	sc := a.scratch
+	self := (*gstate)(*counter.Local())
+	if self != nil && self.owner != a.id {
+		self = nil
+	}
 	restart := a.stopped()
-	for g := a.live; g != nil; g = g.next {
-		merge(&live, &g.root, &a.nodes)
-		if recorded {
-			total += g.rtotal
-			nsamp += g.rsamp
-		} else {
-			total += g.total
-			nsamp += g.nsamp
+	for g := a.all; g != nil; g = g.all {
+		if g != self {
+			sc.merge(g, false)
 		}
+		sc.total += g.total
+		sc.nsamp += g.nsamp
+		sc.rtotal += g.rtotal
+		sc.rsamp += g.rsamp
 	}
 	restart()
-	addTree(root, &live, recorded)
+	addTree(root, &sc.root, recorded)
+	if self != nil {
+		addTree(root, &self.root, recorded)
+	}
+	total, nsamp := a.merged.total+sc.total, a.merged.nsamp+sc.nsamp
 	if recorded {
+		total, nsamp = a.merged.rtotal+sc.rtotal, a.merged.rsamp+sc.rsamp
 		prune(root)
 	}
+	// Emptied: its cache cleared, its nodes need not be zeroed.
+	sc.root = node{}
+	sc.nodes.reset()
+	clear(sc.kids)
+	sc.total, sc.nsamp, sc.rtotal, sc.rsamp = 0, 0, 0, 0
 	meta.Mode = a.set.Mode
 	meta.Granularity = a.set.Granularity
 	meta.Jitter = a.set.Jitter
@@ -608,24 +818,36 @@ func ofunc(f *Func) overlap.Func {
 // addTree adds the counts of an off-heap tree (the recorded ones if
 // recorded) to a profile tree.
 func addTree(dst *overlap.Node, src *node, recorded bool) {
-	if recorded {
-		dst.Samples += src.rsamples
-		dst.Instructions += src.rinstr
-		dst.Calls += src.rcalls
-	} else {
-		dst.Samples += src.samples
-		dst.Instructions += src.instr
-		dst.Calls += src.calls
+	// A deep recursion's tree is a path as deep: the pairs still to visit
+	// are kept here, not on the goroutine's stack.
+	type pair struct {
+		dst *overlap.Node
+		src *node
 	}
-	for c := src.child; c != nil; c = c.next {
-		addTree(dst.Child(ofunc(c.fn)), c, recorded)
+	todo := []pair{{dst, src}}
+	for len(todo) > 0 {
+		p := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		dst, src := p.dst, p.src
+		if recorded {
+			dst.Samples += src.rsamples
+			dst.Instructions += src.rinstr
+			dst.Calls += src.rcalls
+		} else {
+			dst.Samples += src.samples
+			dst.Instructions += src.instr
+			dst.Calls += src.calls
+		}
+		for c := src.child; c != nil; c = c.next {
+			todo = append(todo, pair{dst.Child(ofunc(c.fn)), c})
+		}
 	}
 }
 
 // stopped stops the world with no goroutine in the middle of a sample
-// (busy), for a reader of the live goroutines' trees that holds a.mu, and
-// returns the function that restarts it. A busy goroutine was preempted
-// within a few instructions of being done: the world restarts until it is.
+// (busy), for a reader of the states' trees that holds a.mu, and returns
+// the function that restarts it. A busy goroutine was preempted within a
+// few instructions of being done: the world restarts until it is.
 func (a *CCT) stopped() (restart func()) {
 	// The caller's own state may be busy only if a sample of its own
 	// panicked (the exit then still writes the profile).
@@ -633,7 +855,7 @@ func (a *CCT) stopped() (restart func()) {
 	for {
 		restart := counter.StopTheWorld()
 		busy := false
-		for g := a.live; g != nil && !busy; g = g.next {
+		for g := a.all; g != nil && !busy; g = g.all {
 			busy = g.busy && g != self
 		}
 		if !busy {
@@ -644,11 +866,11 @@ func (a *CCT) stopped() (restart func()) {
 	}
 }
 
-// spinlock guards the CCT's shared state: the list of live goroutines,
-// the merged tree of exited ones, and readers of both. It is taken when a
-// goroutine first samples, when it exits, and when the profile is read,
-// never on the sample path; unlike sync.Mutex it runs no instrumented code
-// and needs no heap.
+// spinlock guards the CCT's shared state: the list of states, the merged
+// tree, and readers of both. It is taken when a goroutine first runs on a
+// runtime g, when an ending goroutine merges its tree (TryLock: never
+// waiting), and when the profile is read, never on the sample path; unlike
+// sync.Mutex it runs no instrumented code and needs no heap.
 type spinlock struct{ v int32 }
 
 func (l *spinlock) Lock() {
@@ -656,5 +878,8 @@ func (l *spinlock) Lock() {
 		runtime.Gosched()
 	}
 }
+
+// TryLock takes the lock if it is free.
+func (l *spinlock) TryLock() bool { return atomic.CompareAndSwapInt32(&l.v, 0, 1) }
 
 func (l *spinlock) Unlock() { atomic.StoreInt32(&l.v, 0) }

@@ -60,6 +60,7 @@ var (
 	agent       Agent
 	callCounter CallCounter // agent, if it counts calls (asserted once, not per sample)
 	exitClaimer ExitClaimer // agent, if it claims exiting goroutines' tails
+	slotReuser  SlotReuser  // agent, if it reuses the slots of goroutines that ended
 )
 
 // Install connects the agent. It must be called before any goroutine other
@@ -68,6 +69,7 @@ func Install(a Agent) {
 	agent = a
 	callCounter, _ = a.(CallCounter)
 	exitClaimer, _ = a.(ExitClaimer)
+	slotReuser, _ = a.(SlotReuser)
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.
 	s := st()

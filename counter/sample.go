@@ -43,6 +43,9 @@ func S(self *Func) {
 	s.Depth = d
 	g := agent.Sample(stackOf(s, d), fromOf(s, depth), n)
 	s.Depth = depth
+	if g != 0 {
+		mark(s, d)
+	}
 	leaveAgent(s, n, g)
 }
 
@@ -72,8 +75,12 @@ func fromOf(s *state, depth int) int {
 	// between two samples the stack only shrank, or grew by the entry the
 	// previous sample announced: its entries below the current depth are
 	// those of the previous sample, as far as that one reached (the agent
-	// knows how far). Otherwise the agent compares the stack with its
-	// cached path from the bottom.
+	// knows how far). Otherwise the previous sample marked some of its
+	// entries (mark), and the marks pushes have not overwritten tell.
+	h := hdr(s)
+	if h.marked != 0 {
+		return unmark(s, h, depth)
+	}
 	if s.Gran == 0 {
 		if s.Dirty > 0 {
 			// The previous sample showed another entry there (SD).
@@ -83,6 +90,85 @@ func fromOf(s *state, depth int) int {
 		return depth
 	}
 	return 0
+}
+
+// A stack buffer (grow) is preceded by its header: what the counter keeps
+// for the runtime g beside its stack. The runtime keeps the buffer when a
+// goroutine ends and the next goroutine on the g uses it.
+type header struct {
+	// parked is the agent's slot (Local) that the g's previous goroutine
+	// left, for an agent that reuses slots (SlotReuser).
+	parked unsafe.Pointer
+	// marked is the depth of the sample that marked its entries
+	// d-1, d-2, d-4, …, d-2^j (0: no marks); saved[j] holds the entry
+	// the mark at d-2^j replaced.
+	marked int
+	saved  [64]uintptr
+}
+
+// hdrSize is the size of a header in stack entries.
+const hdrSize = unsafe.Sizeof(header{}) / unsafe.Sizeof(uintptr(0))
+
+// hdr returns the header of the goroutine's stack buffer, which must have
+// one (grow has made it).
+func hdr(s *state) *header {
+	return (*header)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.Stack)), -int(unsafe.Sizeof(header{}))))
+}
+
+// marker is what a mark writes in place of a stack entry: no push writes
+// it. Should a mark be left in a stack (a depth restored upward across
+// it, which instrumented code does not do), it reads as unknown.
+var marker = Func{Name: "(unknown)"}
+
+// mark marks the entries d-1, d-2, d-4, …, d-2^j of a stack of depth d
+// just sampled with a granularity other than 0, so that the next sample
+// can tell how much of the stack is still this one's (unmark): a sample
+// then costs the agent what changed in the stack (paper Fig. 9), not the
+// stack's depth, for the price of log2(d) marks.
+func mark(s *state, d int) {
+	if d == 0 {
+		return
+	}
+	h := hdr(s)
+	m := uintptr(unsafe.Pointer(&marker))
+	for j, k := 0, 1; k <= d; j, k = j+1, k*2 {
+		h.saved[j] = s.Stack[d-k]
+		s.Stack[d-k] = m
+	}
+	h.marked = d
+}
+
+// unmark puts back the entries the previous sample marked that are still
+// marked, and returns how much of the stack, whose depth is depth (pushed
+// entries), is the previous sample's: up to its highest mark still in
+// place below depth. An entry at depth p still marked was pushed over by
+// no call since: the depth never came back up across p, so it never went
+// below it, and the entries up to p are the previous sample's. (With the
+// marks halving their distance to the top, a sample whose stack changed in
+// its top k entries has a mark within 2k of the change.)
+func unmark(s *state, h *header, depth int) int {
+	d, from := h.marked, 0
+	m := uintptr(unsafe.Pointer(&marker))
+	for j, k := 0, 1; k <= d; j, k = j+1, k*2 {
+		if p := d - k; p < len(s.Stack) && s.Stack[p] == m {
+			s.Stack[p] = h.saved[j]
+			if from == 0 && p < depth {
+				from = p + 1
+			}
+		}
+	}
+	h.marked = 0
+	return from
+}
+
+// unmarkAll puts back every marked entry and forgets the marks: the next
+// sample compares its whole stack.
+func unmarkAll(s *state) {
+	if len(s.Stack) > 0 {
+		if h := hdr(s); h.marked != 0 {
+			unmark(s, h, 0)
+		}
+	}
 }
 
 // SD is S for the final check of a return statement inside a
@@ -105,6 +191,9 @@ func SD(self *Func, d int) {
 		// unknown: the sample below grows it only up to d.
 		grow(s, depth)
 	}
+	// The entry may hold a mark of an earlier sample: put back first, as
+	// the sample below would do after it was read.
+	unmarkAll(s)
 	entry := s.Stack[d]
 	s.Depth = d
 	S(self)
@@ -146,6 +235,9 @@ func SE(callee *Func) {
 	n := s.Gran - s.Count
 	enterAgent(s)
 	g := callCounter.SampleCall(stackOf(s, d), fromOf(s, d), callee, n)
+	if g != 0 {
+		mark(s, d)
+	}
 	leaveAgent(s, n, g)
 }
 
@@ -236,7 +328,12 @@ func sample(self, callee *Func) {
 	n := s.Gran - s.Count
 	if !s.Known {
 		// First check of this goroutine: register; the instructions it ran
-		// so far count towards its first sample.
+		// so far count towards its first sample. The g's previous
+		// goroutine may have left marks, and its agent slot.
+		unmarkAll(s)
+		if h := hdr(s); s.Local == nil && slotReuser != nil {
+			s.Local, h.parked = h.parked, nil
+		}
 		g := agent.Register()
 		s.Known = true
 		s.Gran, s.Count = g, g-n
@@ -268,6 +365,9 @@ func sample(self, callee *Func) {
 		g = agent.Sample(stack, from, n)
 	}
 	s.Depth = depth
+	if g != 0 {
+		mark(s, d)
+	}
 	leaveAgent(s, n, g)
 }
 
@@ -314,11 +414,18 @@ func grow(s *state, d int) {
 	for n < d {
 		n *= 2
 	}
-	ns := unsafe.Slice((*uintptr)(Alloc(uintptr(n)*unsafe.Sizeof(uintptr(0)))), n)
+	// The header first (hdr), then the entries.
+	buf := unsafe.Slice((*uintptr)(Alloc((hdrSize+uintptr(n))*unsafe.Sizeof(uintptr(0)))), hdrSize+uintptr(n))
+	ns := buf[hdrSize:]
+	if len(s.Stack) > 0 {
+		copy(buf[:hdrSize], unsafe.Slice((*uintptr)(unsafe.Pointer(hdr(s))), hdrSize))
+	}
 	copy(ns, s.Stack)
 	for i := len(s.Stack); i < d; i++ {
 		ns[i] = uintptr(unsafe.Pointer(&unknown))
 	}
+	// (The old buffer is not freed: off-heap memory never is. The
+	// buffer stays with the runtime g, for its later goroutines.)
 	s.Stack = ns
 }
 
@@ -340,7 +447,24 @@ func goexit() {
 	} else {
 		agent.Exit(claimPending())
 	}
+	if slotReuser != nil && len(s.Stack) > 0 && s.Local != nil {
+		// The runtime clears the slot next; the g's next goroutine gets
+		// it when it registers.
+		hdr(s).parked = s.Local
+	}
 	s.InAgent = false
+}
+
+// SlotReuser is implemented by agents whose per-goroutine slot (Local)
+// may pass to a later goroutine: when a goroutine ends, after Exit, the
+// counter keeps its slot with its runtime g, which the runtime reuses for
+// a later goroutine, and puts it back in that goroutine's slot when it
+// registers. The agent then reuses the memory of goroutines that ended
+// instead of making more for each new one. The slot must hold memory
+// outside the Go heap (Alloc): the collector does not see it while it is
+// kept. ReusesSlots does nothing: it marks the agent.
+type SlotReuser interface {
+	ReusesSlots()
 }
 
 // ExitClaimer is implemented by agents that take an exiting goroutine's

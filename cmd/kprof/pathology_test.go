@@ -1,0 +1,311 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kprof/kprof/overlap"
+)
+
+// Memory and time stay bounded with many goroutines and deep recursion
+// (issue 24): the agent's memory follows the goroutines alive and the
+// profile's contexts, not the goroutines that have lived; a sample costs
+// what changed in the stack, not its depth.
+
+// child is the outcome of one run of a program.
+type child struct {
+	maxRSS int64         // peak resident set, bytes
+	cpu    time.Duration // user + system time
+	out    string
+}
+
+// runChild runs bin with args and env (on top of the environment) and
+// measures it.
+func runChild(t testing.TB, bin string, args []string, env ...string) child {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %v %v: %v\n%s", bin, args, env, err, out.String())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage on", runtime.GOOS)
+	}
+	return child{
+		maxRSS: ru.Maxrss * 1024, // kilobytes on Linux
+		cpu:    cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+		out:    out.String(),
+	}
+}
+
+// profileOf runs bin with args in mode and returns its profile; verify
+// has the agent check the paths the counter reports unchanged.
+func profileOf(t *testing.T, bin, mode string, args []string, verify bool) *overlap.Profile {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "p.kprof")
+	v := "0"
+	if verify {
+		v = "1"
+	}
+	runChild(t, bin, args, "KPROF_MODE="+mode, "KPROF_OUT="+out, "KPROF_VERIFY_PATHS="+v)
+	p, err := overlap.ParseFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// kprofForBench is buildKprof and kprofBuild for a benchmark: the kprof
+// command, built once, builds the program in dir.
+func kprofForBench(b *testing.B, dir string) string {
+	b.Helper()
+	benchKprofOnce.Do(func() {
+		d, err := os.MkdirTemp("", "kprof-bench-")
+		if err != nil {
+			benchKprofErr = err
+			return
+		}
+		benchKprof = filepath.Join(d, "kprof")
+		if out, err := runCmd("", nil, "go", "build", "-o", benchKprof, "."); err != nil {
+			benchKprofErr = fmt.Errorf("go build kprof: %v\n%s", err, out)
+		}
+	})
+	if benchKprofErr != nil {
+		b.Fatal(benchKprofErr)
+	}
+	bin := filepath.Join(b.TempDir(), filepath.Base(dir))
+	abs, _ := filepath.Abs(dir)
+	if out, err := runCmd(abs, nil, benchKprof, "build", "-o", bin, "."); err != nil {
+		b.Fatalf("kprof build %s: %v\n%s", dir, err, out)
+	}
+	return bin
+}
+
+var (
+	benchKprofOnce sync.Once
+	benchKprof     string
+	benchKprofErr  error
+)
+
+// plainBuild builds the program in dir with the go command alone.
+func plainBuild(t testing.TB, dir string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), filepath.Base(dir)+"-plain")
+	abs, _ := filepath.Abs(dir)
+	if out, err := runCmd(abs, nil, "go", "build", "-o", bin, "."); err != nil {
+		t.Fatalf("go build %s: %v\n%s", dir, err, out)
+	}
+	return bin
+}
+
+// funcStats returns the instructions below (cum) and the calls of the
+// contexts of function name, summed over the profile.
+func funcStats(p *overlap.Profile, name string) (cum, calls int64) {
+	for _, fs := range p.Flat() {
+		if fs.Func.Name == name {
+			cum = fs.Cum
+		}
+	}
+	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		if stack[len(stack)-1].Name == name {
+			calls += n.Calls
+		}
+	})
+	return cum, calls
+}
+
+// contextSum is the sum of the instructions of a profile's contexts.
+func contextSum(p *overlap.Profile) int64 {
+	var sum int64
+	p.Walk(func(_ []overlap.Func, n *overlap.Node) { sum += n.Instructions })
+	return sum
+}
+
+// TestGoroutineChurn runs 1,000,000 short goroutines, at most 100 alive at
+// once, in sample and exact mode: the peak RSS stays within 64 MB of the
+// plain build's (it was 17.6 KB per goroutine that had ever started:
+// 1.76 GB for 100,000), and no count is lost — in exact mode main.work
+// runs exactly the instructions it runs when the same work runs in one
+// goroutine, its calls are counted once per goroutine, and the contexts
+// account for every instruction.
+func TestGoroutineChurn(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peak RSS is read from Linux's rusage")
+	}
+	const goroutines = 1_000_000
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/churn")
+	args := []string{"-n", strconv.Itoa(goroutines), "-alive", "100"}
+	plain := runChild(t, plainBuild(t, "../../testdata/churn"), args)
+	seq := runProfileArgs(t, bin, "exact", []string{"-n", strconv.Itoa(goroutines), "-seq"})
+	seqCum, _ := funcStats(seq, "main.work")
+	for _, mode := range []string{"sample", "exact"} {
+		t.Run(mode, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "p.kprof")
+			c := runChild(t, bin, args, "KPROF_MODE="+mode, "KPROF_OUT="+out, "KPROF_VERIFY_PATHS=1")
+			if c.out != plain.out {
+				t.Errorf("output %q, plain build %q", c.out, plain.out)
+			}
+			const slack = 64 << 20
+			t.Logf("peak RSS %.1f MB, plain %.1f MB", float64(c.maxRSS)/(1<<20), float64(plain.maxRSS)/(1<<20))
+			if c.maxRSS > plain.maxRSS+slack {
+				t.Errorf("peak RSS %d MB, plain build %d MB: more than 64 MB above", c.maxRSS>>20, plain.maxRSS>>20)
+			}
+			p, err := overlap.ParseFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum := contextSum(p); sum != p.TotalInstructions {
+				t.Errorf("total %d instructions, contexts %d: %d lost", p.TotalInstructions, sum, p.TotalInstructions-sum)
+			}
+			if mode != "exact" {
+				return
+			}
+			cum, calls := funcStats(p, "main.work")
+			if cum != seqCum || calls != goroutines {
+				t.Errorf("main.work: %d instructions in %d calls, want %d (in one goroutine) in %d", cum, calls, seqCum, goroutines)
+			}
+		})
+	}
+}
+
+// TestDeepRecursion compares two lists recursively at depth 100,000: the
+// reified stack and the path cache have no cap (the profile has the whole
+// path), and exact mode counts every call. The sampled run checks every
+// path the counter reports unchanged (KPROF_VERIFY_PATHS).
+func TestDeepRecursion(t *testing.T) {
+	const depth, reps = 100_000, 3
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/deeprec")
+	args := []string{"-depth", strconv.Itoa(depth), "-reps", strconv.Itoa(reps)}
+	deepest := func(p *overlap.Profile) int {
+		d := 0
+		p.Walk(func(stack []overlap.Func, _ *overlap.Node) { d = max(d, len(stack)) })
+		return d
+	}
+	// (Verifying paths in exact mode would compare the whole stack at
+	// each of its 600,000 samples.)
+	exact := profileOf(t, bin, "exact", args, false)
+	for _, tc := range []struct {
+		mode    string
+		profile *overlap.Profile
+		calls   int64 // of main.equal
+		deepest int   // at least
+	}{
+		// equal runs once per element and once at the end of the lists.
+		// A sample falls within the granularity of the bottom: 10,000
+		// instructions, some hundreds of calls.
+		{"exact", exact, reps * (depth + 1), depth + 1},
+		{"sample", profileOf(t, bin, "sample", args, true), 0, depth - 1000},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			p := tc.profile
+			if d := deepest(p); d < tc.deepest {
+				t.Errorf("deepest context %d functions, want at least %d (the recursion is %d deep)", d, tc.deepest, depth)
+			}
+			if p.TotalInstructions != exact.TotalInstructions {
+				t.Errorf("total %d instructions, exact mode %d", p.TotalInstructions, exact.TotalInstructions)
+			}
+			if sum := contextSum(p); sum != p.TotalInstructions {
+				t.Errorf("total %d instructions, contexts %d", p.TotalInstructions, sum)
+			}
+			if _, calls := funcStats(p, "main.equal"); calls != tc.calls {
+				t.Errorf("main.equal: %d calls counted, want %d", calls, tc.calls)
+			}
+		})
+	}
+}
+
+// TestChurnRecursionReproducible: the profiles of the churn and recursion
+// workloads are byte-identical over five runs, in sample and exact mode,
+// and every mode counts the same total.
+func TestChurnRecursionReproducible(t *testing.T) {
+	kprofBin := buildKprof(t)
+	for _, w := range []string{"churn", "recursion"} {
+		t.Run(w, func(t *testing.T) {
+			bin := kprofBuild(t, kprofBin, "../../bench/workloads/"+w)
+			totals := map[string]int64{}
+			for _, mode := range []string{"sample", "exact"} {
+				var first []byte
+				for i := range 5 {
+					out := filepath.Join(t.TempDir(), "p.kprof")
+					if o, err := runCmd("", []string{"KPROF_MODE=" + mode, "KPROF_OUT=" + out}, bin, "-n", "1"); err != nil {
+						t.Fatalf("%s: %v\n%s", mode, err, o)
+					}
+					data, err := os.ReadFile(out)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i == 0 {
+						first = data
+						p, err := overlap.Parse(bytes.NewReader(data))
+						if err != nil {
+							t.Fatal(err)
+						}
+						totals[mode] = p.TotalInstructions
+					} else if !bytes.Equal(data, first) {
+						t.Errorf("%s: run %d's profile differs from run 1's", mode, i+1)
+					}
+				}
+			}
+			if totals["sample"] != totals["exact"] {
+				t.Errorf("total %d instructions sampled, %d exact", totals["sample"], totals["exact"])
+			}
+		})
+	}
+}
+
+// BenchmarkDeepRecursion runs a recursive list comparison at depth 20,000,
+// 1,000 times, in the modes off, sample and exact, one run of each per
+// iteration, and reports the CPU time of each mode against off's: a
+// sample costs what changed in the stack since the previous one, so the
+// recursion returning and descending again is not quadratic (sample mode
+// was 5.4 times off, and exact mode did not finish in 120 s). CPU time,
+// not wall time: the machines are shared.
+func BenchmarkDeepRecursion(b *testing.B) {
+	bin := kprofForBench(b, "../../testdata/deeprec")
+	benchModes(b, bin, []string{"-depth", "20000", "-reps", "1000"})
+}
+
+// BenchmarkGoroutineChurn runs 100,000 short goroutines, at most 100 alive
+// at once, as BenchmarkDeepRecursion runs its recursion; it also reports
+// the peak RSS of each mode.
+func BenchmarkGoroutineChurn(b *testing.B) {
+	bin := kprofForBench(b, "../../testdata/churn")
+	benchModes(b, bin, []string{"-n", "100000", "-alive", "100"})
+}
+
+// benchModes runs bin with args in modes off, sample and exact, once per
+// iteration each, and reports each mode's CPU time against off's and its
+// peak RSS.
+func benchModes(b *testing.B, bin string, args []string) {
+	modes := []string{"off", "sample", "exact"}
+	cpu := map[string]time.Duration{}
+	rss := map[string]int64{}
+	dir := b.TempDir()
+	for i := 0; i < b.N; i++ {
+		for _, m := range modes {
+			c := runChild(b, bin, args, "KPROF_MODE="+m, "KPROF_OUT="+filepath.Join(dir, m+".kprof"))
+			cpu[m] += c.cpu
+			rss[m] = max(rss[m], c.maxRSS)
+		}
+	}
+	for _, m := range modes {
+		if m != "off" {
+			b.ReportMetric(float64(cpu[m])/float64(cpu["off"]), m+"/off")
+		}
+		b.ReportMetric(float64(rss[m])/(1<<20), fmt.Sprintf("MB-%s", m))
+	}
+}

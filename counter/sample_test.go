@@ -1,0 +1,188 @@
+package counter
+
+import (
+	"fmt"
+	"testing"
+	"unsafe"
+)
+
+// fakeAgent is an agent that keeps what each sample was given.
+type fakeAgent struct {
+	gran    int64
+	samples []got
+}
+
+type got struct {
+	stack []*Func
+	from  int
+}
+
+func (r *fakeAgent) Register() int64 { return r.gran }
+func (r *fakeAgent) Exit(int64)      {}
+func (r *fakeAgent) ReusesSlots()    {}
+func (r *fakeAgent) Sample(stack []*Func, from int, n int64) int64 {
+	r.samples = append(r.samples, got{append([]*Func(nil), stack...), from})
+	return r.gran
+}
+
+// fresh starts the test's goroutine state (the plain one) anew, with a
+// fakeAgent installed that asks for granularity gran.
+func fresh(t *testing.T, gran int64) *fakeAgent {
+	t.Helper()
+	plain = state{}
+	r := &fakeAgent{gran: gran}
+	Install(r)
+	t.Cleanup(func() { agent, callCounter, exitClaimer, slotReuser = nil, nil, nil, nil })
+	// The goroutine registers at its first check (which makes its stack
+	// buffer); at granularity 0 it also samples there.
+	due()
+	S(nil)
+	r.samples = nil
+	// Room for the deepest stack of the tests: entries pushed beyond the
+	// buffer are unknown until the next sample grows it.
+	grow(st(), 2048)
+	return r
+}
+
+// due makes the next check take a sample.
+func due() { st().Count = 0 }
+
+// TestMarks drives the reified stack through pushes, returns and samples
+// and checks the from each sample reports: never beyond the part of the
+// stack that is the previous sample's, no mark in a sampled stack, and, to
+// pin down the cost, the exact value (the highest mark d-2^j still in
+// place below the depth).
+func TestMarks(t *testing.T) {
+	fs := make([]*Func, 8)
+	for i := range fs {
+		fs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
+	}
+	// op: "+k" pushes k frames (of fs[k%8] …), "-k" returns from k, "s"
+	// samples (S(nil)), "l" samples as a leaf (S(fs[7])).
+	type op struct {
+		kind byte
+		k    int
+	}
+	push := func(k int) op { return op{'+', k} }
+	pop := func(k int) op { return op{'-', k} }
+	s, leaf := op{'s', 0}, op{'l', 0}
+	for _, tc := range []struct {
+		name  string
+		gran  int64
+		ops   []op
+		froms []int // of the samples after the first
+	}{
+		// Marks at 9, 8, 6, 2: the stack came back to 5, so 2 is the
+		// highest left below the depth.
+		{"down-up", 100, []op{push(10), s, pop(5), push(3), s}, []int{3}},
+		// Only pushes since: the top mark (9) is in place.
+		{"deeper", 100, []op{push(10), s, push(5), s}, []int{10}},
+		// Only returns: 984 = 1000-16 is the highest mark below 990, then
+		// 478 = 990-512 below 490.
+		{"returns", 100, []op{push(1000), s, pop(10), s, pop(500), s}, []int{985, 479}},
+		// Nothing changed: the top mark.
+		{"same", 100, []op{push(20), s, s, s}, []int{20, 20}},
+		// A leaf's sample shows it above the stack: the mark at its
+		// entry (10) is above the depth, 9 is in place.
+		{"leaf", 100, []op{push(10), leaf, s, leaf}, []int{10, 10}},
+		// A return to 0 and a new stack: nothing is the previous one's.
+		{"empty", 100, []op{push(10), s, pop(10), push(4), s}, []int{0}},
+		// Granularity 0 (exact mode): no marks; the counter reports the
+		// depth (each entry and return samples, so the stack below it is
+		// the previous sample's, as far as that one reached).
+		{"exact", 0, []op{push(3), s, push(1), s, pop(1), s}, []int{4, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fresh(t, tc.gran)
+			var stack []*Func // what the reified stack should hold
+			var prev []*Func
+			for _, o := range tc.ops {
+				switch o.kind {
+				case '+':
+					for range o.k {
+						f := fs[len(stack)%7]
+						P(f)
+						stack = append(stack, f)
+					}
+				case '-':
+					for range o.k {
+						Pop()
+						stack = stack[:len(stack)-1]
+					}
+				case 's', 'l':
+					due()
+					want := stack
+					if o.kind == 'l' {
+						S(fs[7])
+						want = append(stack[:len(stack):len(stack)], fs[7])
+					} else {
+						S(nil)
+					}
+					g := r.samples[len(r.samples)-1]
+					for i := range max(len(g.stack), len(want)) {
+						if i >= len(g.stack) || i >= len(want) || g.stack[i] != want[i] {
+							t.Fatalf("sample %d: %d entries, want %d; they differ from entry %d", len(r.samples), len(g.stack), len(want), i)
+						}
+					}
+					if len(r.samples) > 1 {
+						common := 0
+						for common < min(len(prev), len(g.stack)) && prev[common] == g.stack[common] {
+							common++
+						}
+						// (The agent reads from as far as the previous
+						// sample's stack reached.)
+						if min(g.from, len(prev)) > common {
+							t.Errorf("sample %d: from %d, but the stacks share %d entries", len(r.samples), g.from, common)
+						}
+					}
+					prev = g.stack
+				}
+			}
+			var froms []int
+			for _, g := range r.samples[1:] {
+				froms = append(froms, g.from)
+			}
+			if fmt.Sprint(froms) != fmt.Sprint(tc.froms) {
+				t.Errorf("from %v, want %v", froms, tc.froms)
+			}
+		})
+	}
+}
+
+// TestParkedSlot: a goroutine's agent slot outlives it with its runtime
+// g, for the next goroutine on the g, with an agent that reuses slots; the
+// marks of the previous goroutine are put back when the next registers.
+func TestParkedSlot(t *testing.T) {
+	r := fresh(t, 100)
+	f := &Func{Name: "f"}
+	slot := Alloc(8)
+	due()
+	S(f)
+	*Local() = slot
+	P(f)
+	due()
+	S(nil)
+	goexit()
+	// The runtime's part of a goroutine's exit (kprofGoexit), and a new
+	// goroutine on the same g.
+	plain.Count, plain.Gran, plain.Depth, plain.Known, plain.Local, plain.Done, plain.Dirty = 0, 0, 0, false, nil, 0, 0
+	due()
+	S(f)
+	if *Local() != slot {
+		t.Errorf("slot %p after the g's next goroutine registered, want %p (its previous goroutine's)", *Local(), slot)
+	}
+	if h := hdr(st()); h.parked != nil {
+		t.Errorf("the header still holds the slot: it would pass to two goroutines")
+	}
+	m := uintptr(unsafe.Pointer(&marker))
+	for i, e := range plain.Stack[:2] {
+		if e == m {
+			t.Errorf("stack entry %d still marked after a new goroutine registered", i)
+		}
+	}
+	// (The new goroutine's registration is not a sample: its first one
+	// is a granularity later.)
+	if n := len(r.samples); n != 2 {
+		t.Errorf("%d samples, want 2", n)
+	}
+}
