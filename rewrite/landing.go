@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -265,4 +266,179 @@ func commentKind(comment string) (kind, part string) {
 		return comment[:i], comment[i+1:]
 	}
 	return comment, ""
+}
+
+// land places b's weight at its landing point and reports the point, or
+// reports false if b has no landing point of its own.
+func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
+	pos := blockPos(b)
+	if b.Index == 0 {
+		return c.put(p, Point{atFuncEntry, c.body}, w)
+	}
+	if at, ok, handled := c.landRangeFunc(b, p, w, pos); handled {
+		return at, ok
+	}
+	kind, part := commentKind(b.Comment)
+	switch kind {
+	case "for":
+		f, ok := c.forStmt(b, pos)
+		if !ok {
+			break
+		}
+		switch part {
+		case "body":
+			return c.put(p, Point{atBodyStart, f.Body}, w)
+		case "loop":
+			return c.put(p, Point{tickExpr, f.Cond}, w)
+		case "post":
+			c.posts[f] += w // placed by mergeLoops
+			return elsewhere, false
+		}
+	case "rangeindex", "rangeiter", "rangechan", "rangeint":
+		r, ok := c.rangeStmt(b, pos, kind)
+		if !ok {
+			break
+		}
+		switch part {
+		case "body":
+			return c.put(p, Point{atBodyStart, r.Body}, w)
+		case "loop":
+			if kind == "rangeint" {
+				// The increment after each iteration (target of continue).
+				c.chargeAfterIteration(p, r, r.Body, w)
+				return elsewhere, false
+			}
+			// The header runs before every iteration and once more on
+			// normal exit: charge it at the body start and after the
+			// loop, and take it back at each break.
+			at := Point{atBodyStart, r.Body}
+			p.add(at, w)
+			p.add(Point{afterStmt, r}, w)
+			for _, br := range branchesTo(r, token.BREAK, c.labels) {
+				p.add(Point{beforeStmt, br}, -w)
+			}
+			return at, true
+		}
+	case "if":
+		if part == "then" || part == "else" {
+			ifs, ok := enclosing(c, pos, func(s *ast.IfStmt) bool {
+				return (part == "then" && contains(s.Body, pos)) || (part == "else" && contains(s.Else, pos))
+			})
+			if !ok {
+				break
+			}
+			var at Point
+			if part == "then" {
+				at = Point{atBodyStart, ifs.Body}
+			} else if blk, isBlock := ifs.Else.(*ast.BlockStmt); isBlock {
+				at = Point{atBodyStart, blk}
+			} else {
+				at = Point{tickExpr, ifs.Else.(*ast.IfStmt).Cond}
+			}
+			p.add(at, w)
+			return at, true
+		}
+	case "switch", "typeswitch", "select":
+		if part == "body" {
+			cl, ok := c.clause(pos)
+			if !ok && !pos.IsValid() {
+				cl, ok = c.clauseOfTest(b, kind)
+			}
+			if ok {
+				return c.put(p, Point{atBodyStart, cl}, w)
+			}
+		}
+		if part == "next" {
+			if kind != "switch" && c.chargeCaseTest(b, p, kind, w) {
+				return elsewhere, false
+			}
+			if !pos.IsValid() {
+				// The default clause or, with no default, what runs after
+				// the statement when nothing matched (the done block is
+				// fused here only if no clause falls out to it).
+				if at, ok := c.noMatch(b, kind); ok {
+					p.add(at, w)
+					return at, true
+				}
+			}
+		}
+	case "recover":
+		// Runs only when a deferred call recovered a panic: not placed.
+		c.approx = append(c.approx, fmt.Sprintf("%s: recover block (weight %d) is not counted", c.fn, w))
+		return elsewhere, false
+	}
+	if !pos.IsValid() {
+		if terminates(b) {
+			if _, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); isRet {
+				at := Point{atFuncEnd, c.body}
+				if !c.isFuncBody() {
+					at = Point{atBodyEnd, c.body} // a range-over-func body falling off its end
+				}
+				p.add(at, w)
+				return at, true
+			}
+		}
+		if (part == "done") && len(b.Preds) > 0 {
+			if s, ok := c.doneOf(b, kind); ok {
+				return c.put(p, Point{afterStmt, s}, w)
+			}
+		}
+		return Point{}, false
+	}
+	if pos == c.body.Rbrace {
+		// Code positioned at the closing brace: falling off the end of a
+		// range-over-func body (the implicit continue).
+		return c.put(p, Point{atBodyEnd, c.body}, w)
+	}
+	at, ok := c.generic(pos)
+	if !ok {
+		return Point{}, false
+	}
+	if at.Kind == postOf {
+		c.posts[at.Node.(*ast.ForStmt)] += w // placed by mergeLoops
+		return elsewhere, false
+	}
+	if at.Kind == switchCmp {
+		c.cmps[at.Node] += w // placed by placeSwitches
+		return elsewhere, false
+	}
+	if at.Kind == tickExpr {
+		c.ticked[at.Node] = true
+	}
+	p.add(at, w)
+	return at, true
+}
+
+// testOf returns the type switch test or select of a block that decides
+// which clause runs.
+func testOf(b *ssa.BasicBlock) ssa.Instruction {
+	for _, instr := range b.Instrs {
+		switch instr := instr.(type) {
+		case *ssa.TypeAssert:
+			if instr.CommaOk {
+				return instr
+			}
+		case *ssa.Select:
+			return instr
+		case *ssa.BinOp:
+			if ex, ok := instr.X.(*ssa.Extract); ok {
+				if sel, ok := ex.Tuple.(*ssa.Select); ok {
+					return sel
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// put charges w at the landing point at of a block and reports it.
+func (c *funcCtx) put(p *FuncPlan, at Point, w int64) (Point, bool) {
+	p.add(at, w)
+	return at, true
+}
+
+// isFuncBody reports whether c's body is a function body (not the body of
+// a range-over-func loop, whose end does not return).
+func (c *funcCtx) isFuncBody() bool {
+	return c.fn.Synthetic == ""
 }

@@ -1,0 +1,106 @@
+package rewrite
+
+// Distribution: the weight of a block with no landing point of its own
+// goes to its neighbours by flow conservation, and the operands of && and
+// || are matched to the blocks that evaluate them.
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// distribute places the weight of a block without a landing point on its
+// neighbours when flow conservation makes that exact.
+func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.BasicBlock]Point) bool {
+	w := p.Charged[b.Index]
+	// All predecessors jump only to b and are landed.
+	if len(b.Preds) > 0 {
+		ok := true
+		for _, pr := range b.Preds {
+			if _, l := landed[pr]; !l || len(pr.Succs) != 1 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			for _, pr := range b.Preds {
+				p.add(landed[pr], w)
+			}
+			landed[b] = landed[b.Preds[0]]
+			return true
+		}
+	}
+	// b is the only predecessor of its only successor.
+	if len(b.Succs) == 1 && len(b.Succs[0].Preds) == 1 {
+		if at, l := landed[b.Succs[0]]; l {
+			p.add(at, w)
+			landed[b] = at
+			return true
+		}
+	}
+	// Every successor has b as its only predecessor and is landed.
+	if len(b.Succs) > 0 {
+		for _, s := range b.Succs {
+			if _, l := landed[s]; !l || len(s.Preds) != 1 {
+				return false
+			}
+		}
+		for _, s := range b.Succs {
+			p.add(landed[s], w)
+		}
+		return true
+	}
+	return false
+}
+
+// matchOperands places the blocks that evaluate an operand of && or || with
+// no positioned instruction (a variable, !v): they are matched, in order,
+// with the operands of this function that no positioned block claimed.
+// It returns the blocks it could not place.
+func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed map[*ssa.BasicBlock]Point) []*ssa.BasicBlock {
+	var blocks, rest []*ssa.BasicBlock
+	for _, b := range pending {
+		switch b.Comment {
+		case "cond.true", "cond.false", "binop.rhs":
+			if !blockPos(b).IsValid() {
+				blocks = append(blocks, b)
+				continue
+			}
+		}
+		rest = append(rest, b)
+	}
+	if len(blocks) == 0 {
+		return pending
+	}
+	// Constant operands usually leave no block (a jump the builder
+	// threads away); they count only if the numbers say so.
+	var operands, withConst []ast.Expr
+	inspectOwn(c.info, c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if (n.Op == token.LAND || n.Op == token.LOR) && !c.ticked[n.Y] {
+				withConst = append(withConst, n.Y)
+				if tv, ok := c.info.Types[n.Y]; !ok || tv.Value == nil {
+					operands = append(operands, n.Y)
+				}
+			}
+		}
+		return true
+	})
+	if len(operands) != len(blocks) {
+		operands = withConst
+	}
+	if len(operands) != len(blocks) {
+		c.approx = append(c.approx, fmt.Sprintf("%s: %d blocks of && / || operands without positions, %d candidate operands", c.fn, len(blocks), len(operands)))
+		return pending
+	}
+	for i, b := range blocks {
+		at := Point{tickExpr, operands[i]}
+		p.add(at, p.Charged[b.Index])
+		landed[b] = at
+	}
+	return rest
+}

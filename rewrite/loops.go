@@ -1,0 +1,456 @@
+package rewrite
+
+// Loops: the headers and post statements of for and range loops, charged
+// where control passes through them (body start, after the loop minus
+// breaks, end of body and before continue).
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// mergeLoops gives each three-clause for loop one charge per iteration
+// instead of three (condition, body, post statement): a charge is a
+// read-modify-write of one memory word, and consecutive ones wait on each
+// other. The header runs once per iteration plus once at the normal exit,
+// and the post statement once less than the header, so with b body
+// entries, e exits through the condition and k breaks:
+//
+//	header·(b+e) + post·(b+e−1) = (header+post)·b          at the body start
+//	                            + (header+post)·(e+k)      after the loop
+//	                            − (header+post)·k          at each break
+//	                            − post                     before the loop
+//
+// which stays exact whatever leaves the body (return, goto, panic: none of
+// them runs the header or the post statement again). The header's check
+// moves to the body start, which also runs once per iteration.
+func (c *funcCtx) mergeLoops(p *FuncPlan) {
+	var loops []*ast.ForStmt
+	ast.Inspect(c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt:
+			loops = append(loops, n)
+		}
+		return true
+	})
+	for _, f := range loops {
+		head := Point{tickExpr, f.Cond}
+		body := Point{atBodyStart, f.Body}
+		wp := c.posts[f]
+		_, hasHead := p.Charges[head]
+		_, hasBody := p.Charges[body]
+		if f.Cond == nil || !hasHead || !hasBody || isTerminating(f) {
+			if wp != 0 {
+				c.chargeAfterIteration(p, f, f.Body, wp)
+			}
+			continue
+		}
+		w := p.Charges[head] + wp
+		p.Charges[head] = 0
+		if p.Checks[head] {
+			loose := p.Loose[head] && (!p.Checks[body] || p.Loose[body])
+			delete(p.Checks, head)
+			delete(p.Loose, head)
+			p.Checks[body] = true
+			if loose {
+				p.Loose[body] = true
+			} else {
+				delete(p.Loose, body)
+			}
+		}
+		p.add(body, w)
+		p.add(Point{afterStmt, c.listStmt(f)}, w)
+		for _, br := range branchesTo(f, token.BREAK, c.labels) {
+			p.add(Point{beforeStmt, br}, -w)
+		}
+		if wp != 0 {
+			p.add(Point{beforeStmt, c.listStmt(f)}, -wp)
+		}
+	}
+}
+
+// chargeAfterIteration charges w where each iteration of loop ends: at the
+// end of its body and before every continue that targets it.
+func (c *funcCtx) chargeAfterIteration(p *FuncPlan, loop ast.Stmt, body *ast.BlockStmt, w int64) {
+	p.add(Point{atBodyEnd, body}, w)
+	for _, cont := range branchesTo(loop, token.CONTINUE, c.labels) {
+		p.add(Point{beforeStmt, cont}, w)
+	}
+}
+
+// forStmt finds the for statement a for.* block belongs to.
+func (c *funcCtx) forStmt(b *ssa.BasicBlock, pos token.Pos) (*ast.ForStmt, bool) {
+	_, part := commentKind(b.Comment)
+	match := func(f *ast.ForStmt, pos token.Pos) bool {
+		switch part {
+		case "body":
+			return contains(f.Body, pos)
+		case "loop":
+			return f.Cond != nil && contains(f.Cond, pos)
+		case "post":
+			return f.Post != nil && contains(f.Post, pos)
+		}
+		return false
+	}
+	if pos.IsValid() {
+		if f, ok := enclosing(c, pos, func(f *ast.ForStmt) bool { return match(f, pos) }); ok {
+			return f, true
+		}
+	}
+	// No position of its own: find the loop from the body the block leads
+	// to (loop header) or comes from (post).
+	// A predecessor of a body is its loop's header; the successors of a
+	// header or body, and the predecessors of a post statement, are in
+	// the loop's body.
+	type neighbour struct {
+		b      *ssa.BasicBlock
+		header bool
+	}
+	var near []neighbour
+	if part != "post" {
+		for _, s := range b.Succs {
+			near = append(near, neighbour{s, false})
+		}
+	}
+	for _, pr := range b.Preds {
+		near = append(near, neighbour{pr, part == "body" && pr.Comment == "for.loop"})
+	}
+	for _, nb := range near {
+		np := blockPos(nb.b)
+		if !np.IsValid() {
+			continue
+		}
+		f, ok := enclosing(c, np, func(f *ast.ForStmt) bool {
+			in := contains(f.Body, np)
+			if nb.header {
+				in = contains(f.Cond, np)
+			}
+			return in && (part != "loop" || f.Cond != nil) && (part != "post" || f.Post != nil)
+		})
+		if ok {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// rangeStmt finds the range statement a range*.* block belongs to. The
+// builder makes one body block per range statement, in source order, and
+// never removes it from reachable code: body blocks are matched with range
+// statements of their kind by rank; loop and done blocks through the body
+// they lead to or come from. Positions decide when the ranks disagree.
+func (c *funcCtx) rangeStmt(b *ssa.BasicBlock, pos token.Pos, kind string) (*ast.RangeStmt, bool) {
+	_, part := commentKind(b.Comment)
+	body := kind + ".body"
+	var bodyBlock *ssa.BasicBlock
+	switch {
+	case part == "body":
+		bodyBlock = b
+	case part == "loop" && len(b.Succs) > 0 && b.Succs[0].Comment == body:
+		bodyBlock = b.Succs[0]
+	default:
+		for _, pr := range b.Preds {
+			if pr.Comment == body {
+				bodyBlock = pr
+			} else if pr.Comment == kind+".loop" && len(pr.Succs) > 0 && pr.Succs[0].Comment == body {
+				bodyBlock = pr.Succs[0]
+			}
+		}
+	}
+	if bodyBlock != nil {
+		if r, ok := c.rangeByRank(bodyBlock, kind); ok {
+			return r, true
+		}
+	}
+	candidates := []token.Pos{pos}
+	for _, s := range b.Succs {
+		candidates = append(candidates, blockPos(s))
+	}
+	for _, pr := range b.Preds {
+		candidates = append(candidates, blockPos(pr))
+	}
+	for _, cp := range candidates {
+		if !cp.IsValid() {
+			continue
+		}
+		r, ok := enclosing(c, cp, func(r *ast.RangeStmt) bool {
+			return rangeKind(c.info, r) == kind && (contains(r.Body, cp) || contains(r.X, cp))
+		})
+		if ok {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// rangeByRank matches a range body block with the range statement of the
+// same rank among those of its kind in this function.
+func (c *funcCtx) rangeByRank(bodyBlock *ssa.BasicBlock, kind string) (*ast.RangeStmt, bool) {
+	return byRank(c.fn, bodyBlock, c.rangeStmts(kind))
+}
+
+// rangeStmts lists the range statements of a kind whose blocks belong to
+// this function, in source order (the bodies of range-over-func loops are
+// functions of their own).
+func (c *funcCtx) rangeStmts(kind string) []*ast.RangeStmt {
+	var stmts []*ast.RangeStmt
+	ast.Inspect(c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			k := rangeKind(c.info, n)
+			if k == kind {
+				stmts = append(stmts, n)
+			}
+			if k == "rangefunc" && n.Body != c.body {
+				return false
+			}
+		}
+		return true
+	})
+	return stmts
+}
+
+// byRank returns the statement whose rank among stmts is the rank of b
+// among the blocks with b's comment: go/ssa makes those blocks in source
+// order. It fails if the numbers disagree (a block was optimized away).
+func byRank(fn *ssa.Function, b *ssa.BasicBlock, stmts []*ast.RangeStmt) (*ast.RangeStmt, bool) {
+	rank, count := -1, 0
+	for _, ob := range fn.Blocks {
+		if ob.Comment == b.Comment {
+			if ob == b {
+				rank = count
+			}
+			count++
+		}
+	}
+	if count != len(stmts) || rank < 0 {
+		return nil, false
+	}
+	return stmts[rank], true
+}
+
+// rangeKind returns the go/ssa block-comment prefix of a range statement.
+func rangeKind(info *types.Info, r *ast.RangeStmt) string {
+	t := info.TypeOf(r.X)
+	if t == nil {
+		return ""
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		if u.Info()&types.IsString != 0 {
+			return "rangeiter"
+		}
+		return "rangeint"
+	case *types.Map:
+		return "rangeiter"
+	case *types.Chan:
+		return "rangechan"
+	case *types.Signature:
+		return "rangefunc"
+	case *types.Interface: // type parameter: core type decides; treat like its core
+		return ""
+	}
+	return "rangeindex"
+}
+
+// doneOf finds the statement after which a *.done block without a position
+// runs, from the positions of its predecessors.
+func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
+	// Positions of the nearest predecessors that have one.
+	var positions []token.Pos
+	seen := map[*ssa.BasicBlock]bool{b: true}
+	frontier := b.Preds
+	for depth := 0; depth < 4 && len(positions) == 0 && len(frontier) > 0; depth++ {
+		var next []*ssa.BasicBlock
+		for _, pr := range frontier {
+			if seen[pr] {
+				continue
+			}
+			seen[pr] = true
+			if pp := blockPos(pr); pp.IsValid() {
+				positions = append(positions, pp)
+			}
+			next = append(next, pr.Preds...)
+		}
+		frontier = next
+	}
+	for _, pp := range positions {
+		for _, n := range c.pathTo(pp) {
+			var s ast.Stmt
+			switch n := n.(type) {
+			case *ast.ForStmt:
+				if kind == "for" {
+					s = n
+				}
+			case *ast.RangeStmt:
+				if kind == rangeKind(c.info, n) {
+					s = n
+				}
+			case *ast.IfStmt:
+				if kind == "if" {
+					s = n
+				}
+			case *ast.SwitchStmt:
+				if kind == "switch" {
+					s = n
+				}
+			case *ast.TypeSwitchStmt:
+				if kind == "typeswitch" {
+					s = n
+				}
+			case *ast.SelectStmt:
+				if kind == "select" {
+					s = n
+				}
+			}
+			if s != nil {
+				// An else-if is not in a statement list: use the outermost if.
+				return c.listStmt(s), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// listStmt returns s or, for an else-if, the outermost if statement of its
+// chain (the one that is an element of a statement list).
+func (c *funcCtx) listStmt(s ast.Stmt) ast.Stmt {
+	path := c.pathTo(s.Pos())
+	for i, n := range path {
+		if n != s {
+			continue
+		}
+		for j := i; j+1 < len(path); j++ {
+			if st, ok := path[j].(ast.Stmt); ok && inList(path[j+1], st) {
+				return st
+			}
+		}
+	}
+	return s
+}
+
+// branchesTo returns the break or continue statements (tok) inside loop's
+// body that leave or continue loop, in source order.
+func branchesTo(loop ast.Stmt, tok token.Token, labels map[ast.Stmt]string) []*ast.BranchStmt {
+	var label string
+	var body *ast.BlockStmt
+	switch l := loop.(type) {
+	case *ast.ForStmt:
+		body = l.Body
+	case *ast.RangeStmt:
+		body = l.Body
+	}
+	if lbl, ok := labels[loop]; ok {
+		label = lbl
+	}
+	var out []*ast.BranchStmt
+	var walk func(n ast.Node, depth int)
+	walk = func(n ast.Node, nested int) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if m == n {
+				return true
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				walk(m, nested+1)
+				return false
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				if tok == token.BREAK {
+					walk(m, nested+1)
+					return false
+				}
+			case *ast.BranchStmt:
+				if m.Tok != tok {
+					return true
+				}
+				if m.Label == nil && nested == 0 || m.Label != nil && m.Label.Name == label && label != "" {
+					out = append(out, m)
+				}
+			}
+			return true
+		})
+	}
+	walk(body, 0)
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos() < out[j].Pos() })
+	return out
+}
+
+// flushIntoLoops makes the blocks that enter a loop that flushes the
+// accumulator (a block of the loop calls or waits) flush it too, where
+// they land at a statement. The accumulator is then zero on the loop's
+// entry as on its back edges, where the loop's flush left it so unless
+// the body charges more after it, and the compiler drops a flush of a
+// constant zero: a read-modify-write of the count per iteration for one
+// before the loop (math/big's divWVW, whose loop calls divWW, once
+// reciprocalWord before it no longer made it flush).
+func flushIntoLoops(fn *ssa.Function, headers map[*ssa.BasicBlock]bool, landed map[*ssa.BasicBlock]Point, p *FuncPlan) {
+	for _, h := range fn.Blocks {
+		if !headers[h] {
+			continue
+		}
+		loop := naturalLoop(h)
+		if !zeroOnBackEdges(h, loop, landed, p) {
+			continue
+		}
+		for _, pr := range h.Preds {
+			at, ok := landed[pr]
+			if !ok || loop[pr.Index] || terminates(pr) {
+				continue
+			}
+			switch at.Kind {
+			case atFuncEntry, beforeStmt, afterStmt, atBodyStart, atFuncEnd, atBodyEnd:
+				p.Flush[at] = true
+				p.touch(at)
+			}
+		}
+	}
+}
+
+// zeroOnBackEdges reports whether the accumulator is zero on every back
+// edge of the loop of h: a block of the loop flushes it, every back edge
+// leaves from a block that one dominates, and no block after it in the
+// loop charges the accumulator again (unless it flushes too).
+func zeroOnBackEdges(h *ssa.BasicBlock, loop []bool, landed map[*ssa.BasicBlock]Point, p *FuncPlan) bool {
+	var latches, blocks []*ssa.BasicBlock
+	for _, pr := range h.Preds {
+		if loop[pr.Index] {
+			latches = append(latches, pr)
+		}
+	}
+	for _, b := range h.Parent().Blocks {
+		if loop[b.Index] {
+			blocks = append(blocks, b)
+		}
+	}
+next:
+	for _, f := range blocks {
+		if at, ok := landed[f]; !ok || !p.Flush[at] {
+			continue
+		}
+		for _, l := range latches {
+			if !f.Dominates(l) {
+				continue next
+			}
+		}
+		for _, b := range blocks {
+			if b == f || !f.Dominates(b) {
+				continue
+			}
+			if at, ok := landed[b]; ok && p.Charges[at] != 0 && !p.Flush[at] {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,333 @@
+package rewrite
+
+// Switches and selects: the tests of case values and type cases, the
+// dispatch of clauses that list several values, default clauses.
+
+import (
+	"go/ast"
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// clauseOfTest finds the clause a body block without a position belongs
+// to from the test in its predecessor: a type switch test's position is
+// its clause's case keyword; a select body follows its index comparison.
+func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) {
+	for _, pr := range b.Preds {
+		switch kind {
+		case "typeswitch":
+			if ta, ok := testOf(pr).(*ssa.TypeAssert); ok {
+				if cl, ok := enclosing(c, ta.Pos(), func(cl *ast.CaseClause) bool { return cl.Case == ta.Pos() }); ok {
+					return cl, true
+				}
+			}
+		case "switch":
+			// The comparison that jumps here on true is a case value of
+			// the clause.
+			if len(pr.Succs) == 2 && pr.Succs[0] == b {
+				if pp := blockPos(pr); pp.IsValid() {
+					if cl, ok := enclosing(c, pp, func(cl *ast.CaseClause) bool {
+						for _, v := range cl.List {
+							if contains(v, pp) {
+								return true
+							}
+						}
+						return false
+					}); ok {
+						return cl, true
+					}
+				}
+			}
+		case "select":
+			// pr compares the chosen index with a constant k: the k'th
+			// clause with a communication.
+			sel, _ := testOf(pr).(*ssa.Select)
+			if sel == nil || len(pr.Succs) != 2 || pr.Succs[0] != b {
+				continue
+			}
+			var k int64 = -1
+			for _, instr := range pr.Instrs {
+				if bin, ok := instr.(*ssa.BinOp); ok && bin.Op == token.EQL {
+					if cst, ok := bin.Y.(*ssa.Const); ok {
+						k = cst.Int64()
+					}
+				}
+			}
+			ss, ok := enclosing(c, sel.Pos(), func(s *ast.SelectStmt) bool { return s.Select == sel.Pos() })
+			if !ok || k < 0 {
+				continue
+			}
+			i := int64(0)
+			for _, st := range ss.Body.List {
+				if cl := st.(*ast.CommClause); cl.Comm != nil {
+					if i == k {
+						return cl, true
+					}
+					i++
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// noMatch returns where the code of a type switch's or select's last
+// "next" block without a test runs: the default clause, or after the
+// statement.
+func (c *funcCtx) noMatch(b *ssa.BasicBlock, kind string) (Point, bool) {
+	for _, pr := range b.Preds {
+		var body *ast.BlockStmt
+		var stmt ast.Stmt
+		if kind == "switch" {
+			pp := blockPos(pr)
+			if sw, ok := enclosing(c, pp, func(*ast.SwitchStmt) bool { return true }); ok && pp.IsValid() {
+				body, stmt = sw.Body, sw
+			}
+		}
+		t := testOf(pr)
+		if t == nil && body == nil {
+			continue
+		}
+		switch kind {
+		case "typeswitch":
+			sw, ok := enclosing(c, t.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
+			if !ok {
+				return Point{}, false
+			}
+			body, stmt = sw.Body, sw
+		case "select":
+			ss, ok := enclosing(c, t.Pos(), func(s *ast.SelectStmt) bool { return s.Select == t.Pos() })
+			if !ok {
+				return Point{}, false
+			}
+			body, stmt = ss.Body, ss
+		}
+		if body == nil {
+			continue
+		}
+		for _, s := range body.List {
+			switch cl := s.(type) {
+			case *ast.CaseClause:
+				if cl.List == nil {
+					return Point{atBodyStart, cl}, true
+				}
+			case *ast.CommClause:
+				if cl.Comm == nil {
+					return Point{atBodyStart, cl}, true
+				}
+			}
+		}
+		return Point{afterStmt, c.listStmt(stmt)}, true
+	}
+	return Point{}, false
+}
+
+// clause returns the case or comm clause whose body (or case list) holds pos.
+func (c *funcCtx) clause(pos token.Pos) (ast.Node, bool) {
+	for _, n := range c.pathTo(pos) {
+		switch n.(type) {
+		case *ast.CaseClause, *ast.CommClause:
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// chargeCaseTest places the weight of a type-switch or select test block:
+// the test runs on the way to every later clause, so its weight is charged
+// at the start of those clauses' bodies, and at the default clause (added
+// if missing: it is where no match lands).
+func (c *funcCtx) chargeCaseTest(b *ssa.BasicBlock, p *FuncPlan, kind string, w int64) bool {
+	switch kind {
+	case "typeswitch":
+		var ta *ssa.TypeAssert
+		for _, instr := range b.Instrs {
+			if t, ok := instr.(*ssa.TypeAssert); ok && t.CommaOk {
+				ta = t
+				break
+			}
+		}
+		if ta == nil {
+			return false
+		}
+		sw, ok := enclosing(c, ta.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
+		if !ok {
+			return false
+		}
+		// ta.Pos() is the case keyword of the clause being tested; which of
+		// its types is tested is the rank of b among the tests of that clause.
+		var clauses []*ast.CaseClause
+		for _, s := range sw.Body.List {
+			clauses = append(clauses, s.(*ast.CaseClause))
+		}
+		ci := -1
+		for i, cl := range clauses {
+			if cl.Case == ta.Pos() {
+				ci = i
+			}
+		}
+		if ci < 0 {
+			return false
+		}
+		rank := 0
+		for _, ob := range c.fn.Blocks {
+			if ob == b {
+				break
+			}
+			if ob.Comment == "typeswitch.next" && len(ob.Instrs) > 0 {
+				if t, ok := ob.Instrs[0].(*ssa.TypeAssert); ok && t.Pos() == ta.Pos() {
+					rank++
+				}
+			}
+		}
+		if ci == firstNonDefault(clauses) {
+			rank++ // the clause's first test is in the block before the switch's first next
+		}
+		for i := ci; i < len(clauses); i++ {
+			cl := clauses[i]
+			if cl.List == nil {
+				continue
+			}
+			if i == ci {
+				if rank >= len(cl.List) {
+					return false
+				}
+				// Only the types from rank on come after this test.
+				if rank > 0 {
+					p.add(Point{typeCase, &typeTest{Clause: cl, Index: rank}}, w)
+					continue
+				}
+			}
+			p.add(Point{atBodyStart, cl}, w)
+		}
+		p.add(Point{defaultClause, sw}, w)
+		return true
+	case "select":
+		// b compares the chosen index with the clause's index.
+		var sel *ssa.Select
+		for _, instr := range b.Instrs {
+			if bin, ok := instr.(*ssa.BinOp); ok {
+				if ex, ok := bin.X.(*ssa.Extract); ok {
+					if s, ok := ex.Tuple.(*ssa.Select); ok {
+						sel = s
+						break
+					}
+				}
+			}
+		}
+		if sel == nil {
+			return false
+		}
+		ss, ok := enclosing(c, sel.Pos(), func(*ast.SelectStmt) bool { return true })
+		if !ok || ss.Select != sel.Pos() {
+			return false
+		}
+		// The index this block tests is its rank among the select's tests.
+		rank := 1
+		for _, ob := range c.fn.Blocks {
+			if ob == b {
+				break
+			}
+			if ob.Comment == "select.next" && testsSelect(ob, sel) {
+				rank++
+			}
+		}
+		i := 0
+		for _, s := range ss.Body.List {
+			cl := s.(*ast.CommClause)
+			if cl.Comm == nil {
+				p.add(Point{atBodyStart, cl}, w)
+				continue
+			}
+			if i >= rank {
+				p.add(Point{atBodyStart, cl}, w)
+			}
+			i++
+		}
+		return true
+	}
+	return false
+}
+
+func firstNonDefault(clauses []*ast.CaseClause) int {
+	for i, cl := range clauses {
+		if cl.List != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+func testsSelect(b *ssa.BasicBlock, sel *ssa.Select) bool {
+	for _, instr := range b.Instrs {
+		if bin, ok := instr.(*ssa.BinOp); ok {
+			if ex, ok := bin.X.(*ssa.Extract); ok && ex.Tuple == sel {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// placeSwitches charges the comparisons of switches on constants in the
+// clauses they lead to. The comparisons run in order, so the clause of the
+// j'th value has run the first j+1 of them: its body is charged their sum
+// (for a clause with several values, a switch on the same tag at the body's
+// start tells which one matched); the default clause — added if missing —
+// is charged all of them. A fallthrough takes back what the next clause's
+// start charges. One charge per switch instead of one per comparison, and
+// the case values stay constants, so the compiler keeps its jump tables.
+func (c *funcCtx) placeSwitches(p *FuncPlan) {
+	if len(c.cmps) == 0 {
+		return
+	}
+	var switches []*ast.SwitchStmt
+	inspectOwn(c.info, c.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SwitchStmt:
+			if n.Tag != nil && c.constantSwitch(n) {
+				switches = append(switches, n)
+			}
+		}
+		return true
+	})
+	for _, sw := range switches {
+		var total int64
+		start := map[*ast.CaseClause]int64{} // what each clause's start charges
+		var def *ast.CaseClause
+		for _, s := range sw.Body.List {
+			cl := s.(*ast.CaseClause)
+			if cl.List == nil {
+				def = cl
+				continue
+			}
+			for j, v := range cl.List {
+				total += c.cmps[v]
+				if len(cl.List) == 1 {
+					start[cl] = total
+					p.add(Point{atBodyStart, cl}, total)
+				} else if total != 0 {
+					p.add(Point{valueCase, &valueTest{Switch: sw, Clause: cl, Index: j}}, total)
+				}
+			}
+		}
+		if def != nil {
+			start[def] = total
+			p.add(Point{atBodyStart, def}, total)
+		} else if total != 0 {
+			p.add(Point{defaultClause, sw}, total)
+		}
+		for i, s := range sw.Body.List {
+			cl := s.(*ast.CaseClause)
+			if len(cl.Body) == 0 || i+1 == len(sw.Body.List) {
+				continue
+			}
+			if br, ok := cl.Body[len(cl.Body)-1].(*ast.BranchStmt); ok && br.Tok == token.FALLTHROUGH {
+				if w := start[sw.Body.List[i+1].(*ast.CaseClause)]; w != 0 {
+					p.add(Point{beforeStmt, br}, -w)
+				}
+			}
+		}
+	}
+}
