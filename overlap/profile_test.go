@@ -23,24 +23,9 @@ func build(folded ...string) *Profile {
 		Root: &Node{},
 	}
 	for _, line := range folded {
-		fields := strings.Fields(line)
-		n := p.Root
-		for _, name := range strings.Split(fields[0], ";") {
-			n = n.Child(fn(name))
+		if err := p.AddFolded(line, fn); err != nil {
+			panic(err)
 		}
-		var counts [3]int64
-		for i, f := range fields[1:] {
-			v, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				panic(err)
-			}
-			counts[i] = v
-		}
-		n.Instructions += counts[0]
-		n.Samples += counts[1]
-		n.Calls += counts[2]
-		p.TotalInstructions += counts[0]
-		p.TotalSamples += counts[1]
 	}
 	return p
 }

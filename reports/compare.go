@@ -157,16 +157,16 @@ func side(name string, p *overlap.Profile) Side {
 }
 
 func writeComparison(w io.Writer, r *Result, approx, exact string) error {
-	ew := &errWriter{w: w}
-	ew.printf("overlap: %s\n", formatPercent(r.Overlap))
-	ew.printf("function overlap: %s\n", formatPercent(r.FunctionOverlap))
+	ew := &ErrWriter{W: w}
+	ew.Printf("overlap: %s\n", formatPercent(r.Overlap))
+	ew.Printf("function overlap: %s\n", formatPercent(r.FunctionOverlap))
 	if r.Identical {
-		ew.printf("the profiles are identical: same calling contexts, counts and totals\n")
+		ew.Printf("the profiles are identical: same calling contexts, counts and totals\n")
 	}
 	for _, s := range r.Warnings {
-		ew.printf("warning: %s\n", s)
+		ew.Printf("warning: %s\n", s)
 	}
-	ew.printf("\n")
+	ew.Printf("\n")
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\t%s\t%s\n", r.A.Name, r.B.Name)
 	fmt.Fprintf(tw, "program\t%s\t%s\n", orUnknown(r.A.Program), orUnknown(r.B.Program))
@@ -176,27 +176,27 @@ func writeComparison(w io.Writer, r *Result, approx, exact string) error {
 	fmt.Fprintf(tw, "samples\t%d\t%d\n", r.A.TotalSamples, r.B.TotalSamples)
 	fmt.Fprintf(tw, "calling contexts\t%d\t%d\n", r.A.Size, r.B.Size)
 	tw.Flush()
-	ew.printf("δb: %s (%s's instructions against %s's, taken as exact)\n", formatDeltaB(r.DeltaB), approx, exact)
+	ew.Printf("δb: %s (%s's instructions against %s's, taken as exact)\n", formatDeltaB(r.DeltaB), approx, exact)
 
 	switch {
 	case r.Identical:
 	case len(r.Diffs) == 0 && r.Overlap == 100:
-		ew.printf("\nno calling context's share differs\n")
+		ew.Printf("\nno calling context's share differs\n")
 	case len(r.Diffs) > 0:
-		ew.printf("\ncalling contexts whose shares differ most:\n")
+		ew.Printf("\ncalling contexts whose shares differ most:\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "%s\t%s\tdifference\t  calling context\n", r.A.Name, r.B.Name)
 		for _, d := range r.Diffs {
-			fmt.Fprintf(tw, "%s\t%s\t%+.2f\t  %s\n", formatPercent(d.A), formatPercent(d.B), d.B-d.A, stackString(d.Stack))
+			fmt.Fprintf(tw, "%s\t%s\t%+.2f\t  %s\n", formatPercent(d.A), formatPercent(d.B), d.B-d.A, StackString(d.Stack))
 		}
 		tw.Flush()
 	}
-	return ew.err
+	return ew.Err
 }
 
-// stackString shows a calling context outermost function first. A stack
+// StackString shows a calling context outermost function first. A stack
 // deeper than a screen keeps its outermost and innermost frames.
-func stackString(stack []overlap.Func) string {
+func StackString(stack []overlap.Func) string {
 	const head, tail = 4, 6
 	names := make([]string, 0, len(stack))
 	for i, f := range stack {
@@ -221,12 +221,13 @@ type jsonResult struct {
 }
 
 type jsonDiff struct {
-	Stack []jsonFrame `json:"stack"` // outermost first
-	A     float64     `json:"a"`     // share in a, percent
-	B     float64     `json:"b"`
+	Stack []Frame `json:"stack"` // outermost first
+	A     float64 `json:"a"`     // share in a, percent
+	B     float64 `json:"b"`
 }
 
-type jsonFrame struct {
+// Frame is one function of a calling context in JSON output.
+type Frame struct {
 	Name string `json:"name"`
 	File string `json:"file"`
 	Line int    `json:"line"`
@@ -240,7 +241,7 @@ func writeJSON(w io.Writer, r *Result) error {
 	for _, d := range r.Diffs {
 		jd := jsonDiff{A: d.A, B: d.B}
 		for _, f := range d.Stack {
-			jd.Stack = append(jd.Stack, jsonFrame{f.Name, f.File, f.Line})
+			jd.Stack = append(jd.Stack, Frame{Name: f.Name, File: f.File, Line: f.Line})
 		}
 		j.Diffs = append(j.Diffs, jd)
 	}

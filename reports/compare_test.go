@@ -239,7 +239,7 @@ func TestStackString(t *testing.T) {
 		{11, "a > b > c > d > e > f > g > h > i > j > k"},
 		{13, "a > b > c > d > … 3 more … > h > i > j > k > l > m"},
 	} {
-		if got := stackString(stack[:tt.n]); got != tt.want {
+		if got := StackString(stack[:tt.n]); got != tt.want {
 			t.Errorf("%d frames: %q, want %q", tt.n, got, tt.want)
 		}
 	}

@@ -3,10 +3,7 @@
 // buffers for go tool pprof and continuous-profiling services, a
 // self-contained HTML flame graph, and the comparison of two profiles that
 // kprof compare prints (paper §7: overlap percentage, δb, profile size).
-// It also gates benchmark runs for kprof gate: it reads go test -bench
-// output with golang.org/x/perf/benchfmt, checks each benchmark's
-// instructions/op against thresholds and limits ([Gate], [GateConfig]) and
-// attributes regressions to the calling contexts of per-benchmark profiles.
+// Benchmark gating is package gate's.
 //
 // The package only reads profiles; it never modifies its arguments and
 // never depends on how a profile was made (it does not import package

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/kprof/kprof/overlap"
@@ -23,24 +22,9 @@ func buildProfile(mode string, folded ...string) *overlap.Profile {
 		p.Meta.Granularity, p.Meta.Jitter, p.Meta.Seed = 100, 10, 1
 	}
 	for _, line := range folded {
-		fields := strings.Fields(line)
-		n := p.Root
-		for _, name := range strings.Split(fields[0], ";") {
-			n = n.Child(testFunc(name))
+		if err := p.AddFolded(line, testFunc); err != nil {
+			panic(err)
 		}
-		var counts [3]int64
-		for i, f := range fields[1:] {
-			v, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				panic(err)
-			}
-			counts[i] = v
-		}
-		n.Instructions += counts[0]
-		n.Samples += counts[1]
-		n.Calls += counts[2]
-		p.TotalInstructions += counts[0]
-		p.TotalSamples += counts[1]
 	}
 	return p
 }

@@ -29,7 +29,7 @@ func Top(w io.Writer, p *overlap.Profile, opts TopOptions) error {
 	if err != nil {
 		return fmt.Errorf("top: %w", err)
 	}
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	sum := p.SumInstructions()
 	writeHeader(ew, p, sum)
 
@@ -51,8 +51,8 @@ func Top(w io.Writer, p *overlap.Profile, opts TopOptions) error {
 		return cmp.Compare(a.name, b.name)
 	})
 	if len(rows) == 0 {
-		ew.printf("no calling contexts\n")
-		return ew.err
+		ew.Printf("no calling contexts\n")
+		return ew.Err
 	}
 	shown := rows
 	if opts.NodeCount > 0 && opts.NodeCount < len(rows) {
@@ -70,9 +70,9 @@ func Top(w io.Writer, p *overlap.Profile, opts TopOptions) error {
 	}
 	tw.Flush()
 	if len(shown) < len(rows) {
-		ew.printf("showing %d of %d functions, %s of instructions\n", len(shown), len(rows), percent(running, sum))
+		ew.Printf("showing %d of %d functions, %s of instructions\n", len(shown), len(rows), percent(running, sum))
 	}
-	return ew.err
+	return ew.Err
 }
 
 // TreeOptions configures [Tree].
@@ -101,13 +101,13 @@ func Tree(w io.Writer, p *overlap.Profile, opts TreeOptions) error {
 	if err != nil {
 		return fmt.Errorf("tree: %w", err)
 	}
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	sum := p.SumInstructions()
 	writeHeader(ew, p, sum)
 	t := flatten(p)
 	if len(t.node) == 1 {
-		ew.printf("no calling contexts\n")
-		return ew.err
+		ew.Printf("no calling contexts\n")
+		return ew.Err
 	}
 	names := newNamer(p)
 	calls := p.Meta.Mode == overlap.ModeExact
@@ -148,10 +148,10 @@ func Tree(w io.Writer, p *overlap.Profile, opts TreeOptions) error {
 	}
 	tw.Flush()
 	if hiddenContexts > 0 {
-		ew.printf("%d calling contexts below the %v%% cut-off hidden (%d instructions, %s)\n",
+		ew.Printf("%d calling contexts below the %v%% cut-off hidden (%d instructions, %s)\n",
 			hiddenContexts, opts.Cutoff, hiddenInstructions, percent(hiddenInstructions, sum))
 	}
-	return ew.err
+	return ew.Err
 }
 
 // byCum returns the nodes kids ordered for a stack: the one to show first
@@ -172,7 +172,7 @@ func byCum(t *cct, kids []int) []int {
 // writeHeader writes the profile's description: program, agent mode,
 // granularity and totals, and how the contexts' instructions relate to the
 // total when they differ.
-func writeHeader(w *errWriter, p *overlap.Profile, sum int64) {
+func writeHeader(w *ErrWriter, p *overlap.Profile, sum int64) {
 	m := &p.Meta
 	program := m.Program
 	if program == "" {
@@ -189,14 +189,14 @@ func writeHeader(w *errWriter, p *overlap.Profile, sum int64) {
 			gran += fmt.Sprintf(" (jitter %d)", m.Jitter)
 		}
 	}
-	w.printf("program: %s  mode: %s  granularity: %s  instructions: %d  samples: %d\n",
+	w.Printf("program: %s  mode: %s  granularity: %s  instructions: %d  samples: %d\n",
 		program, mode, gran, p.TotalInstructions, p.TotalSamples)
 	if sum != p.TotalInstructions {
 		estimated := ""
 		if m.Mode == overlap.ModeSample {
 			estimated = " an estimated"
 		}
-		w.printf("calling contexts hold%s %d instructions (%s of the total, δb %s); percentages are of their sum\n",
+		w.Printf("calling contexts hold%s %d instructions (%s of the total, δb %s); percentages are of their sum\n",
 			estimated, sum, percent(sum, p.TotalInstructions), formatDeltaB(overlap.DeltaB(sum, p.TotalInstructions)))
 	}
 }
@@ -236,20 +236,23 @@ func formatDeltaB(d float64) string {
 
 // errWriter keeps the first write error, so a report is written with plain
 // calls and checked once.
-type errWriter struct {
-	w   io.Writer
-	err error
+// ErrWriter writes to W until a write fails, and keeps the first error:
+// a rendering writes everything, then reports Err once.
+type ErrWriter struct {
+	W   io.Writer
+	Err error
 }
 
-func (e *errWriter) Write(b []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
+func (e *ErrWriter) Write(b []byte) (int, error) {
+	if e.Err != nil {
+		return 0, e.Err
 	}
-	n, err := e.w.Write(b)
-	e.err = err
+	n, err := e.W.Write(b)
+	e.Err = err
 	return n, err
 }
 
-func (e *errWriter) printf(format string, args ...any) {
+// Printf formats to the writer.
+func (e *ErrWriter) Printf(format string, args ...any) {
 	fmt.Fprintf(e, format, args...)
 }

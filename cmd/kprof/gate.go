@@ -7,13 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
 
+	"github.com/kprof/kprof/gate"
 	"github.com/urfave/cli/v2"
-
-	"github.com/kprof/kprof/reports"
 )
 
 const gateHelp = `Compares two runs of kprof test -bench, benchmark by benchmark, and fails
@@ -87,7 +83,7 @@ func gateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "markdown", Usage: "print the result as Markdown, for a pull-request comment"},
 			&cli.StringFlag{Name: "old-profiles", Usage: "the per-benchmark profiles of OLD are in `DIR`"},
 			&cli.StringFlag{Name: "new-profiles", Usage: "the per-benchmark profiles of NEW are in `DIR`"},
-			&cli.IntFlag{Name: "top", Value: reports.DefaultGateTop, Usage: "list the `N` calling contexts that changed most per regression (0: none)"},
+			&cli.IntFlag{Name: "top", Value: gate.DefaultTop, Usage: "list the `N` calling contexts that changed most per regression (0: none)"},
 			&cli.StringFlag{Name: "baseline", Usage: "compare NEW with the saved baseline `NAME` (and its profiles)"},
 			&cli.StringFlag{Name: "save-baseline", Usage: "save NEW (and --new-profiles) as the baseline `NAME`"},
 			&cli.BoolFlag{Name: "force", Usage: "with --save-baseline, replace an existing baseline"},
@@ -131,13 +127,13 @@ func runGate(c *cli.Context) error {
 		return usage("want two benchmark outputs, OLD and NEW; got %d", len(files))
 	}
 	for _, name := range []string{baseline, save} {
-		if err := checkBaselineName(name); name != "" && err != nil {
+		if err := gate.CheckBaselineName(name); name != "" && err != nil {
 			return usage("%v", err)
 		}
 	}
-	var threshold *reports.Percent
+	var threshold *gate.Percent
 	if c.IsSet("threshold") {
-		p, err := reports.ParsePercent(c.String("threshold"))
+		p, err := gate.ParsePercent(c.String("threshold"))
 		if err != nil {
 			return usage("--threshold: %v", err)
 		}
@@ -162,12 +158,12 @@ func runGate(c *cli.Context) error {
 	if c.Bool("allow-missing") {
 		cfg.AllowMissing = true
 	}
-	store := baselineStore{dir: filepath.Join(root, ".kprof", "baselines")}
+	store := gate.BaselineStore{Dir: filepath.Join(root, ".kprof", "baselines")}
 	switch {
 	case c.IsSet("baseline-dir"):
-		store.dir = c.String("baseline-dir")
+		store.Dir = c.String("baseline-dir")
 	case cfg.BaselineDir != "":
-		store.dir = filepath.Join(cfgDir, cfg.BaselineDir)
+		store.Dir = filepath.Join(cfgDir, cfg.BaselineDir)
 	}
 
 	// The inputs: old from a file or a baseline, new from a file.
@@ -175,7 +171,7 @@ func runGate(c *cli.Context) error {
 	oldProfiles, newProfiles := c.String("old-profiles"), c.String("new-profiles")
 	switch {
 	case baseline != "":
-		data, profiles, err := store.load(baseline)
+		data, profiles, err := store.Load(baseline)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -191,7 +187,7 @@ func runGate(c *cli.Context) error {
 	if cur, err = readGateInput(files[len(files)-1]); err != nil {
 		return fail("%v", err)
 	}
-	newBench, err := reports.ReadBenchmarks(bytes.NewReader(cur.data), cur.name)
+	newBench, err := gate.ReadBenchmarks(bytes.NewReader(cur.data), cur.name)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -204,11 +200,11 @@ func runGate(c *cli.Context) error {
 	if old.data == nil { // save only
 		return saveBaseline(store, save, cur, newProfiles, len(newBench.List), c.Bool("force"))
 	}
-	oldBench, err := reports.ReadBenchmarks(bytes.NewReader(old.data), old.name)
+	oldBench, err := gate.ReadBenchmarks(bytes.NewReader(old.data), old.name)
 	if err != nil {
 		return fail("%v", err)
 	}
-	r, err := reports.Gate(oldBench, newBench, reports.GateOptions{
+	r, err := gate.Compare(oldBench, newBench, gate.Options{
 		Config: cfg, OldProfiles: oldProfiles, NewProfiles: newProfiles, Top: top,
 	})
 	if err != nil {
@@ -234,7 +230,7 @@ func runGate(c *cli.Context) error {
 			return err
 		}
 	}
-	if v := r.Verdict(); v != reports.GatePass {
+	if v := r.Verdict(); v != gate.Pass {
 		// The table says it all; stderr gets the verdict in one line
 		// also when stdout goes to a file.
 		fmt.Fprintln(os.Stderr, "kprof:", r.Summary())
@@ -245,8 +241,8 @@ func runGate(c *cli.Context) error {
 
 // checkBaseline reports whether bs can serve as a baseline: whether the
 // gate can compare it with itself, every benchmark checked.
-func checkBaseline(bs *reports.Benchmarks, cfg *reports.GateConfig) error {
-	r, err := reports.Gate(bs, bs, reports.GateOptions{Config: cfg, Top: -1})
+func checkBaseline(bs *gate.Benchmarks, cfg *gate.Config) error {
+	r, err := gate.Compare(bs, bs, gate.Options{Config: cfg, Top: -1})
 	if err != nil {
 		return err
 	}
@@ -260,7 +256,7 @@ func checkBaseline(bs *reports.Benchmarks, cfg *reports.GateConfig) error {
 
 // readGateInput reads a benchmark output file; "-" is the standard input.
 func readGateInput(path string) (gateInput, error) {
-	name, data, err := reports.ReadInput(path)
+	name, data, err := gate.ReadInput(path)
 	return gateInput{name, data}, err
 }
 
@@ -282,180 +278,26 @@ func moduleRoot(dir string) string {
 // loadGateConfig reads the configuration: the named file, or the
 // module's .kprof/gate.json when there is one. It returns the directory
 // relative paths in the configuration start from.
-func loadGateConfig(path, root string) (*reports.GateConfig, string, error) {
+func loadGateConfig(path, root string) (*gate.Config, string, error) {
 	if path == "" {
 		path = filepath.Join(root, ".kprof", "gate.json")
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return &reports.GateConfig{}, filepath.Dir(path), nil
+			return &gate.Config{}, filepath.Dir(path), nil
 		}
 	}
-	cfg, err := reports.LoadGateConfig(path)
+	cfg, err := gate.LoadConfig(path)
 	return cfg, filepath.Dir(path), err
 }
 
-// baselineStore keeps named baselines in a directory: NAME/benchmarks.txt
-// is the benchmark output as it was given, NAME/profiles/ its
-// per-benchmark profiles, if any were saved.
-type baselineStore struct {
-	dir string
-}
-
-const (
-	baselineBenchmarks = "benchmarks.txt"
-	baselineProfiles   = "profiles"
-)
-
-var baselineNameSyntax = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-func checkBaselineName(name string) error {
-	if !baselineNameSyntax.MatchString(name) {
-		return fmt.Errorf("baseline name %q: use letters, digits, '.', '_' and '-' (such as main or v1.2)", name)
-	}
-	return nil
-}
-
-// load returns the saved benchmark output of baseline name, and its
-// profile directory ("" when it has none).
-func (s baselineStore) load(name string) (data []byte, profiles string, err error) {
-	dir := filepath.Join(s.dir, name)
-	data, err = os.ReadFile(filepath.Join(dir, baselineBenchmarks))
-	if errors.Is(err, fs.ErrNotExist) {
-		msg := fmt.Sprintf("no baseline %q in %s", name, s.dir)
-		if names := s.names(); len(names) > 0 {
-			msg += " (saved: " + strings.Join(names, ", ") + ")"
-		}
-		return nil, "", fmt.Errorf("%s: save one with kprof gate --save-baseline %s FILE", msg, name)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("baseline %q: %v", name, err)
-	}
-	if fi, err := os.Stat(filepath.Join(dir, baselineProfiles)); err == nil && fi.IsDir() {
-		profiles = filepath.Join(dir, baselineProfiles)
-	}
-	return data, profiles, nil
-}
-
-// names returns the names of the saved baselines, sorted.
-func (s baselineStore) names() []string {
-	entries, _ := os.ReadDir(s.dir)
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() && checkBaselineName(e.Name()) == nil {
-			names = append(names, e.Name())
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
-// save stores in as baseline name, with the profiles (*.kprof) of the
-// directory profiles unless it is "". An existing baseline is replaced
-// only when force is set, and then only once the new one is complete:
-// the baseline is assembled in a temporary directory and renamed into
-// place.
-func (s baselineStore) save(name string, in gateInput, profiles string, force bool) (err error) {
-	final := filepath.Join(s.dir, name)
-	_, statErr := os.Stat(final)
-	exists := statErr == nil
-	if exists && !force {
-		return fmt.Errorf("baseline %q already exists in %s: --force replaces it", name, s.dir)
-	}
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-	}
-	tmp, err := os.MkdirTemp(s.dir, "."+name+".tmp*")
-	if err != nil {
-		return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := os.WriteFile(filepath.Join(tmp, baselineBenchmarks), in.data, 0o644); err != nil {
-		return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-	}
-	if profiles != "" {
-		if err := copyProfiles(profiles, filepath.Join(tmp, baselineProfiles)); err != nil {
-			return fmt.Errorf("baseline %q: %v", name, err)
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-	}
-	if !exists {
-		if err := os.Rename(tmp, final); err != nil {
-			return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-		}
-		return nil
-	}
-	// Move the old baseline aside, the new one in, then drop the old.
-	aside, err := os.MkdirTemp(s.dir, "."+name+".old*")
-	if err != nil {
-		return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-	}
-	aside = filepath.Join(aside, name)
-	if err := os.Rename(final, aside); err != nil {
-		os.Remove(filepath.Dir(aside))
-		return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Rename(aside, final)
-		os.Remove(filepath.Dir(aside))
-		return fmt.Errorf("baseline %q: %v", name, unwrapPath(err))
-	}
-	os.RemoveAll(filepath.Dir(aside))
-	return nil
-}
-
-// copyProfiles copies the profiles (*.kprof) of directory from into the
-// new directory to, checking that each one reads as a profile.
-func copyProfiles(from, to string) error {
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		return fmt.Errorf("%s: %v", from, unwrapPath(err))
-	}
-	if err := os.Mkdir(to, 0o755); err != nil {
-		return unwrapPath(err)
-	}
-	n := 0
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".kprof") {
-			continue
-		}
-		src := filepath.Join(from, e.Name())
-		p, err := loadProfile(src)
-		if err != nil {
-			return err
-		}
-		if err := p.WriteFile(filepath.Join(to, e.Name())); err != nil {
-			return err
-		}
-		n++
-	}
-	if n == 0 {
-		return fmt.Errorf("%s has no profiles (*.kprof): was it written by kprof test -bench --profile?", from)
-	}
-	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
-	}
-	return err
-}
-
 // saveBaseline saves the baseline and says so on stderr.
-func saveBaseline(store baselineStore, name string, in gateInput, profiles string, n int, force bool) error {
-	if err := store.save(name, in, profiles, force); err != nil {
+func saveBaseline(store gate.BaselineStore, name string, in gateInput, profiles string, n int, force bool) error {
+	if err := store.Save(name, in.data, profiles, force); err != nil {
 		return fail("%v", err)
 	}
 	what := fmt.Sprintf("%d %s", n, map[bool]string{true: "benchmark", false: "benchmarks"}[n == 1])
 	if profiles != "" {
 		what += " and their profiles"
 	}
-	fmt.Fprintf(os.Stderr, "kprof: saved baseline %q (%s from %s) in %s\n", name, what, in.name, store.dir)
+	fmt.Fprintf(os.Stderr, "kprof: saved baseline %q (%s from %s) in %s\n", name, what, in.name, store.Dir)
 	return nil
 }

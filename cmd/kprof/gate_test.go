@@ -15,7 +15,7 @@ import (
 // reports package into dir.
 func gateSamples(t *testing.T, dir string) {
 	t.Helper()
-	src := filepath.Join("..", "..", "reports", "testdata", "gate")
+	src := filepath.Join("..", "..", "gate", "testdata", "gate")
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -252,49 +252,6 @@ func testGateBaselines(t *testing.T, bin, root, dir string) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bl", "main", "benchmarks.txt")); err != nil {
 		t.Error(err)
-	}
-}
-
-// TestGateBaselineStore checks saving and replacing without the binary.
-func TestGateBaselineStore(t *testing.T) {
-	s := baselineStore{dir: filepath.Join(t.TempDir(), "a", "b")}
-	if _, _, err := s.load("main"); err == nil || !strings.Contains(err.Error(), `no baseline "main" in `+s.dir+": save one") {
-		t.Errorf("load from nothing: %v", err)
-	}
-	one, two := gateInput{"one.txt", []byte("one")}, gateInput{"two.txt", []byte("two")}
-	if err := s.save("main", one, "", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.save("main", two, "", false); err == nil {
-		t.Error("replaced without force")
-	}
-	if data, profiles, err := s.load("main"); err != nil || string(data) != "one" || profiles != "" {
-		t.Errorf("load: %q %q %v", data, profiles, err)
-	}
-	// A failed replacement keeps the old baseline.
-	if err := s.save("main", two, filepath.Join(s.dir, "missing"), true); err == nil {
-		t.Error("saved with a missing profile directory")
-	}
-	if data, _, _ := s.load("main"); string(data) != "one" {
-		t.Errorf("a failed save changed the baseline to %q", data)
-	}
-	if err := s.save("main", two, "", true); err != nil {
-		t.Fatal(err)
-	}
-	if data, _, _ := s.load("main"); string(data) != "two" {
-		t.Errorf("forced save: %q", data)
-	}
-	if names := s.names(); !slices.Equal(names, []string{"main"}) {
-		t.Errorf("names %q: temporary directories left behind", names)
-	}
-	entries, _ := os.ReadDir(s.dir)
-	if len(entries) != 1 {
-		t.Errorf("the store holds %d entries", len(entries))
-	}
-	for _, name := range []string{"", ".", "..", "a/b", ".hidden", "-x"} {
-		if checkBaselineName(name) == nil {
-			t.Errorf("baseline name %q accepted", name)
-		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package reports
+package gate
 
 import (
 	"bytes"
@@ -12,11 +12,11 @@ import (
 	"strings"
 )
 
-// DefaultGateThreshold is the threshold of a benchmark no configuration
+// DefaultThreshold is the threshold of a benchmark no configuration
 // rule gives one: 1%. instructions/op is exact, so any threshold catches
 // the changes above it on a single run; 1% lets small intended changes
 // through without touching the configuration.
-var DefaultGateThreshold = MustPercent("1%")
+var DefaultThreshold = MustPercent("1%")
 
 // Percent is a non-negative percentage such as 1% or 0.5%, kept exactly
 // as written (a decimal), so thresholds compare exactly. The zero Percent
@@ -93,7 +93,7 @@ func (p *Percent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// GateConfig is the configuration of kprof gate, kept in the repository
+// Config is the configuration of kprof gate, kept in the repository
 // (by default .kprof/gate.json in the module's root directory) as JSON:
 //
 //	{
@@ -110,8 +110,8 @@ func (p *Percent) UnmarshalJSON(b []byte) error {
 //
 // Every field is optional; unknown fields are errors, so a misspelt one
 // does not silently leave a limit out.
-type GateConfig struct {
-	// Threshold is the default threshold (default DefaultGateThreshold).
+type Config struct {
+	// Threshold is the default threshold (default DefaultThreshold).
 	Threshold *Percent `json:"threshold,omitempty"`
 	// Unit is the metric compared (default instructions/op), as written
 	// in the benchmark output: "ns/op", "B/op", "allocs/op", ….
@@ -126,14 +126,14 @@ type GateConfig struct {
 	// Benchmarks are per-benchmark rules. For each benchmark the
 	// threshold, max and min each come from the first rule that matches
 	// its name and sets them; the threshold falls back to the default.
-	Benchmarks []GateRule `json:"benchmarks,omitempty"`
+	Benchmarks []Rule `json:"benchmarks,omitempty"`
 
 	compiled bool
 }
 
-// GateRule sets limits for the benchmarks whose names match a regular
+// Rule sets limits for the benchmarks whose names match a regular
 // expression.
-type GateRule struct {
+type Rule struct {
 	// Match is a regular expression (Go syntax, unanchored as go test
 	// -bench's: "^BenchmarkFoo$" for exactly one) matched against the
 	// benchmark's full name without its -GOMAXPROCS suffix, sub-benchmarks
@@ -151,8 +151,8 @@ type GateRule struct {
 
 // ParseGateConfig parses a configuration; name (the file's name) starts
 // its errors, which give the line of a JSON syntax error.
-func ParseGateConfig(data []byte, name string) (*GateConfig, error) {
-	var c GateConfig
+func ParseGateConfig(data []byte, name string) (*Config, error) {
+	var c Config
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
@@ -175,8 +175,8 @@ func ParseGateConfig(data []byte, name string) (*GateConfig, error) {
 	return &c, nil
 }
 
-// LoadGateConfig reads the configuration file at path.
-func LoadGateConfig(path string) (*GateConfig, error) {
+// LoadConfig reads the configuration file at path.
+func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -194,7 +194,7 @@ func lineOf(data []byte, offset int64) int {
 }
 
 // compile checks the rules and compiles their patterns.
-func (c *GateConfig) compile() error {
+func (c *Config) compile() error {
 	if c.compiled {
 		return nil
 	}
@@ -219,16 +219,16 @@ func (c *GateConfig) compile() error {
 	return nil
 }
 
-func (c *GateConfig) unit() string {
+func (c *Config) unit() string {
 	if c.Unit == "" {
 		return UnitInstructions
 	}
 	return c.Unit
 }
 
-func (c *GateConfig) threshold() Percent {
+func (c *Config) threshold() Percent {
 	if c.Threshold == nil {
-		return DefaultGateThreshold
+		return DefaultThreshold
 	}
 	return *c.Threshold
 }
@@ -240,7 +240,7 @@ type limits struct {
 
 // limits returns the limits of the named benchmark, marking the rules
 // that match it in used.
-func (c *GateConfig) limits(name string, used []bool) limits {
+func (c *Config) limits(name string, used []bool) limits {
 	var l limits
 	var threshold *Percent
 	for i, r := range c.Benchmarks {

@@ -1,4 +1,4 @@
-package reports
+package gate
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kprof/kprof/reports"
 )
 
 // The gate's renderings: a text table for terminals and CI logs, JSON for
@@ -17,20 +19,20 @@ import (
 // Summary returns the gate's verdict in one line, as the text and
 // Markdown renderings end: "gate passed: …", "gate FAILED: …" or
 // "gate ERROR: …".
-func (r *GateResult) Summary() string {
+func (r *Result) Summary() string {
 	var regressed, errs []string
 	for _, row := range r.Rows {
 		switch {
 		case len(row.Problems) > 0:
 			errs = append(errs, row.Name+" "+row.Problems[0])
-		case row.Status == GateRegression:
+		case row.Status == Regression:
 			regressed = append(regressed, row.Name+" "+strings.Join(row.Reasons, ", "))
 		}
 	}
 	n := len(r.Rows)
 	regressed, errs = firstFew(regressed), firstFew(errs)
 	switch r.Verdict() {
-	case GateErr:
+	case Err:
 		s := fmt.Sprintf("gate ERROR: %d of %d benchmarks could not be checked: %s", r.Errors, n, strings.Join(errs, "; "))
 		if r.Regressions > 0 {
 			s += fmt.Sprintf("; %d regressed: %s", r.Regressions, strings.Join(regressed, "; "))
@@ -39,7 +41,7 @@ func (r *GateResult) Summary() string {
 			s += "; allow_missing in the configuration or --allow-missing accepts benchmarks on one side only"
 		}
 		return s
-	case GateFail:
+	case Fail:
 		return fmt.Sprintf("gate FAILED: %d of %d benchmarks regressed: %s", r.Regressions, n, strings.Join(regressed, "; "))
 	}
 	s := fmt.Sprintf("gate passed: %d %s within limits", n, plural(n, "benchmark", "benchmarks"))
@@ -67,18 +69,18 @@ func plural(n int, one, many string) string {
 }
 
 // verdictText is the last column of a row.
-func (row *GateRow) verdictText(r *GateResult) string {
+func (row *Row) verdictText(r *Result) string {
 	var parts []string
 	switch row.Status {
-	case GateRegression:
+	case Regression:
 		parts = append(parts, "REGRESSION: "+strings.Join(row.Reasons, ", "))
-	case GateImproved:
+	case Improved:
 		parts = append(parts, "improved")
-	case GateWorse:
+	case Worse:
 		parts = append(parts, "within "+row.Threshold.String())
-	case GateAdded:
+	case Added:
 		parts = append(parts, "added: only in "+r.New)
-	case GateRemoved:
+	case Removed:
 		parts = append(parts, "removed: only in "+r.Old)
 	}
 	for _, p := range row.Problems {
@@ -94,7 +96,7 @@ func optValue(v *float64) string {
 	return formatValue(*v)
 }
 
-func (row *GateRow) deltaText() string {
+func (row *Row) deltaText() string {
 	switch {
 	case row.Old == nil || row.New == nil:
 		return "-"
@@ -106,7 +108,7 @@ func (row *GateRow) deltaText() string {
 	return formatDelta(row.Delta)
 }
 
-func (c GateContext) deltaText() string {
+func (c Context) deltaText() string {
 	if c.Delta > 0 {
 		return "+" + formatValue(c.Delta)
 	}
@@ -117,13 +119,13 @@ func (c GateContext) deltaText() string {
 // the unit and both inputs, then per package its benchmarks with old and
 // new value, the change and the verdict, then the calling contexts behind
 // each regression, any warnings, and the Summary line.
-func (r *GateResult) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+func (r *Result) WriteText(w io.Writer) error {
+	ew := &reports.ErrWriter{W: w}
 	exact := ""
 	if r.Exact {
 		exact = " (exact)"
 	}
-	ew.printf("unit: %s%s  threshold: %s unless configured\n", r.Unit, exact, r.Threshold)
+	ew.Printf("unit: %s%s  threshold: %s unless configured\n", r.Unit, exact, r.Threshold)
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	pkg := "\x00"
@@ -139,99 +141,99 @@ func (r *GateResult) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	for line := range strings.Lines(table.String()) {
-		ew.printf("%s\n", strings.TrimRight(line, " \n"))
+		ew.Printf("%s\n", strings.TrimRight(line, " \n"))
 	}
 	for _, row := range r.Rows {
 		if len(row.Contexts) == 0 && len(row.Notes) == 0 {
 			continue
 		}
-		ew.printf("\n%s:", row.Name)
+		ew.Printf("\n%s:", row.Name)
 		for _, n := range row.Notes {
-			ew.printf(" %s", n)
+			ew.Printf(" %s", n)
 		}
-		ew.printf("\n")
+		ew.Printf("\n")
 		if len(row.Contexts) == 0 {
 			continue
 		}
-		ew.printf("calling contexts whose instructions/op changed most:\n")
+		ew.Printf("calling contexts whose instructions/op changed most:\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "old\tnew\tdelta\t  calling context\n")
 		for _, c := range row.Contexts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t  %s\n", formatValue(c.Old), formatValue(c.New), c.deltaText(), stackString(c.Stack))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t  %s\n", formatValue(c.Old), formatValue(c.New), c.deltaText(), reports.StackString(c.Stack))
 		}
 		tw.Flush()
 	}
 	if len(r.Warnings) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 	}
 	for _, s := range r.Warnings {
-		ew.printf("warning: %s\n", s)
+		ew.Printf("warning: %s\n", s)
 	}
-	ew.printf("\n%s\n", r.Summary())
-	return ew.err
+	ew.Printf("\n%s\n", r.Summary())
+	return ew.Err
 }
 
 // WriteMarkdown writes the gate as GitHub-flavoured Markdown for a
 // pull-request comment: a heading with the verdict, a table per package,
 // the calling contexts behind each regression in a collapsed section, and
 // the warnings.
-func (r *GateResult) WriteMarkdown(w io.Writer) error {
-	ew := &errWriter{w: w}
+func (r *Result) WriteMarkdown(w io.Writer) error {
+	ew := &reports.ErrWriter{W: w}
 	switch r.Verdict() {
-	case GatePass:
-		ew.printf("### kprof gate: passed\n\n")
-	case GateFail:
-		ew.printf("### kprof gate: %d %s\n\n", r.Regressions, plural(r.Regressions, "regression", "regressions"))
+	case Pass:
+		ew.Printf("### kprof gate: passed\n\n")
+	case Fail:
+		ew.Printf("### kprof gate: %d %s\n\n", r.Regressions, plural(r.Regressions, "regression", "regressions"))
 	default:
-		ew.printf("### kprof gate: %d %s\n\n", r.Errors, plural(r.Errors, "error", "errors"))
+		ew.Printf("### kprof gate: %d %s\n\n", r.Errors, plural(r.Errors, "error", "errors"))
 	}
 	exact := ""
 	if r.Exact {
 		exact = " (exact)"
 	}
-	ew.printf("%s\n\nUnit: %s%s, threshold %s unless configured; old: %s, new: %s.\n",
+	ew.Printf("%s\n\nUnit: %s%s, threshold %s unless configured; old: %s, new: %s.\n",
 		mdEscape(r.Summary()), mdCode(r.Unit), exact, r.Threshold, mdCode(r.Old), mdCode(r.New))
 	pkg := "\x00"
 	for _, row := range r.Rows {
 		if row.Package != pkg {
 			pkg = row.Package
-			ew.printf("\n")
+			ew.Printf("\n")
 			if pkg != "" {
-				ew.printf("%s\n\n", mdCode(pkg))
+				ew.Printf("%s\n\n", mdCode(pkg))
 			}
-			ew.printf("| benchmark | old | new | delta | |\n|---|--:|--:|--:|---|\n")
+			ew.Printf("| benchmark | old | new | delta | |\n|---|--:|--:|--:|---|\n")
 		}
 		verdict := row.verdictText(r)
-		if row.Status == GateRegression || len(row.Problems) > 0 {
+		if row.Status == Regression || len(row.Problems) > 0 {
 			verdict = "**" + mdEscape(verdict) + "**"
 		} else {
 			verdict = mdEscape(verdict)
 		}
-		ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(row.Name), optValue(row.Old), optValue(row.New), row.deltaText(), verdict)
+		ew.Printf("| %s | %s | %s | %s | %s |\n", mdCode(row.Name), optValue(row.Old), optValue(row.New), row.deltaText(), verdict)
 	}
 	for _, row := range r.Rows {
 		if len(row.Contexts) == 0 && len(row.Notes) == 0 {
 			continue
 		}
-		ew.printf("\n<details><summary>%s: where the instructions changed</summary>\n\n", htmlEscape(row.Name))
+		ew.Printf("\n<details><summary>%s: where the instructions changed</summary>\n\n", htmlEscape(row.Name))
 		for _, n := range row.Notes {
-			ew.printf("%s\n\n", mdEscape(n))
+			ew.Printf("%s\n\n", mdEscape(n))
 		}
 		if len(row.Contexts) > 0 {
-			ew.printf("| old | new | delta | calling context |\n|--:|--:|--:|---|\n")
+			ew.Printf("| old | new | delta | calling context |\n|--:|--:|--:|---|\n")
 			for _, c := range row.Contexts {
-				ew.printf("| %s | %s | %s | %s |\n", formatValue(c.Old), formatValue(c.New), c.deltaText(), mdCode(stackString(c.Stack)))
+				ew.Printf("| %s | %s | %s | %s |\n", formatValue(c.Old), formatValue(c.New), c.deltaText(), mdCode(reports.StackString(c.Stack)))
 			}
 		}
-		ew.printf("\n</details>\n")
+		ew.Printf("\n</details>\n")
 	}
 	if len(r.Warnings) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 	}
 	for _, s := range r.Warnings {
-		ew.printf("- warning: %s\n", mdEscape(s))
+		ew.Printf("- warning: %s\n", mdEscape(s))
 	}
-	return ew.err
+	return ew.Err
 }
 
 // mdCode writes s as inline code; a "|" would end a table cell even
@@ -248,23 +250,23 @@ var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func htmlEscape(s string) string { return htmlEscaper.Replace(s) }
 
-// gateJSON is GateResult as JSON: each context's stack is a list of
+// gateJSON is Result as JSON: each context's stack is a list of
 // frames, and the verdict is spelled out.
 type gateJSON struct {
 	Verdict string `json:"verdict"` // "pass", "fail" or "error"
 	Summary string `json:"summary"`
-	*GateResult
+	*Result
 	Rows []gateRowJSON `json:"benchmarks"`
 }
 
 type gateRowJSON struct {
-	GateRow
+	Row
 	Contexts []gateContextJSON `json:"contexts,omitempty"`
 }
 
 type gateContextJSON struct {
-	Stack []jsonFrame `json:"stack"` // outermost first
-	GateContext
+	Stack []reports.Frame `json:"stack"` // outermost first
+	Context
 }
 
 // WriteJSON writes the gate as one JSON object: the verdict ("pass",
@@ -272,19 +274,19 @@ type gateContextJSON struct {
 // threshold, one object per benchmark (old, new, delta_percent, status,
 // the limits that applied, reasons, problems, notes, contexts) and the
 // warnings.
-func (r *GateResult) WriteJSON(w io.Writer) error {
+func (r *Result) WriteJSON(w io.Writer) error {
 	j := gateJSON{
-		Verdict:    [...]string{GatePass: "pass", GateFail: "fail", GateErr: "error"}[r.Verdict()],
-		Summary:    r.Summary(),
-		GateResult: r,
-		Rows:       []gateRowJSON{},
+		Verdict: [...]string{Pass: "pass", Fail: "fail", Err: "error"}[r.Verdict()],
+		Summary: r.Summary(),
+		Result:  r,
+		Rows:    []gateRowJSON{},
 	}
 	for _, row := range r.Rows {
-		jr := gateRowJSON{GateRow: row}
+		jr := gateRowJSON{Row: row}
 		for _, c := range row.Contexts {
-			jc := gateContextJSON{Stack: []jsonFrame{}, GateContext: c}
+			jc := gateContextJSON{Stack: []reports.Frame{}, Context: c}
 			for _, f := range c.Stack {
-				jc.Stack = append(jc.Stack, jsonFrame{f.Name, f.File, f.Line})
+				jc.Stack = append(jc.Stack, reports.Frame{Name: f.Name, File: f.File, Line: f.Line})
 			}
 			jr.Contexts = append(jr.Contexts, jc)
 		}

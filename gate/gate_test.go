@@ -1,4 +1,4 @@
-package reports
+package gate
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/reports"
 )
 
 func readGateInput(t *testing.T, name string) *Benchmarks {
@@ -121,8 +122,8 @@ func TestPercent(t *testing.T) {
 			t.Errorf("ParsePercent(%q) accepted", s)
 		}
 	}
-	if (Percent{}).String() != "0%" || DefaultGateThreshold.String() != "1%" {
-		t.Errorf("zero %s, default %s", Percent{}, DefaultGateThreshold)
+	if (Percent{}).String() != "0%" || DefaultThreshold.String() != "1%" {
+		t.Errorf("zero %s, default %s", Percent{}, DefaultThreshold)
 	}
 }
 
@@ -168,97 +169,97 @@ func TestGate(t *testing.T) {
 		text     []string // in the text output, in order
 	}{
 		{
-			name: "unchanged", old: "old.txt", new: "same.txt", verdict: GatePass,
-			statuses: []string{GateUnchanged, GateUnchanged, GateUnchanged},
+			name: "unchanged", old: "old.txt", new: "same.txt", verdict: Pass,
+			statuses: []string{Unchanged, Unchanged, Unchanged},
 			text: []string{"unit: instructions/op (exact)  threshold: 1%", "pkg: example.com/m",
 				"benchmark             old.txt  same.txt  delta", "BenchmarkFoo          50000    50000     0.00%",
 				"gate passed: 3 benchmarks within limits\n"},
 		},
 		{
-			name: "regression beyond 0.5%", old: "old.txt", new: "regress.txt", config: `{"threshold": "0.5%"}`, verdict: GateFail,
-			statuses: []string{GateRegression, GateImproved, GateUnchanged},
+			name: "regression beyond 0.5%", old: "old.txt", new: "regress.txt", config: `{"threshold": "0.5%"}`, verdict: Fail,
+			statuses: []string{Regression, Improved, Unchanged},
 			text: []string{"BenchmarkFoo          50000    50500        +1.00%   REGRESSION: +1.00% beyond the 0.5% threshold",
 				"BenchmarkBar          20000    18000        -10.00%  improved",
 				"gate FAILED: 1 of 3 benchmarks regressed: BenchmarkFoo +1.00% beyond the 0.5% threshold\n"},
 		},
 		{
 			// Exactly 1% is within the default threshold of 1%.
-			name: "within the default", old: "old.txt", new: "regress.txt", verdict: GatePass,
-			statuses: []string{GateWorse, GateImproved, GateUnchanged},
+			name: "within the default", old: "old.txt", new: "regress.txt", verdict: Pass,
+			statuses: []string{Worse, Improved, Unchanged},
 			text:     []string{"+1.00%   within 1%", "gate passed: 3 benchmarks within limits, 1 improved\n"},
 		},
 		{
 			name: "per-benchmark override", old: "old.txt", new: "regress.txt",
 			config:  `{"threshold": "0.5%", "benchmarks": [{"match": "^BenchmarkFoo$", "threshold": "2%"}, {"match": "Foo", "threshold": "0%"}]}`,
-			verdict: GatePass, statuses: []string{GateWorse, GateImproved, GateUnchanged},
+			verdict: Pass, statuses: []string{Worse, Improved, Unchanged},
 			text: []string{"within 2%"},
 		},
 		{
 			name: "override tightens", old: "old.txt", new: "regress.txt",
 			config:  `{"benchmarks": [{"match": "Fo+", "threshold": "0.99%"}]}`,
-			verdict: GateFail, statuses: []string{GateRegression, GateImproved, GateUnchanged},
+			verdict: Fail, statuses: []string{Regression, Improved, Unchanged},
 			text: []string{"REGRESSION: +1.00% beyond the 0.99% threshold"},
 		},
 		{
 			name: "absolute limit", old: "old.txt", new: "same.txt",
 			config:  `{"benchmarks": [{"match": "^BenchmarkBaz/", "max": 1999}, {"match": "Bar", "max": 20000}]}`,
-			verdict: GateFail, statuses: []string{GateUnchanged, GateUnchanged, GateRegression},
+			verdict: Fail, statuses: []string{Unchanged, Unchanged, Regression},
 			text: []string{"BenchmarkBaz/size=10  2000     2000      0.00%  REGRESSION: 2000 instructions/op above the limit 1999"},
 		},
 		{
 			name: "unused rule", old: "old.txt", new: "same.txt", config: `{"benchmarks": [{"match": "Gone", "max": 1}]}`,
-			verdict: GatePass, statuses: []string{GateUnchanged, GateUnchanged, GateUnchanged},
+			verdict: Pass, statuses: []string{Unchanged, Unchanged, Unchanged},
 			text: []string{`warning: configuration rule 1 (match "Gone") matches no benchmark`},
 		},
 		{
-			name: "missing", old: "old.txt", new: "missing.txt", verdict: GateErr,
-			statuses: []string{GateUnchanged, GateNotCompared, GateUnchanged, GateNotCompared},
+			name: "missing", old: "old.txt", new: "missing.txt", verdict: Err,
+			statuses: []string{Unchanged, NotCompared, Unchanged, NotCompared},
 			text: []string{"BenchmarkBar          20000    -            -      ERROR: not in missing.txt (did it fail? renamed? removed?)\n",
 				"BenchmarkNew          -        400          -      ERROR: not in old.txt (a new benchmark?)\n",
 				"gate ERROR: 2 of 4 benchmarks could not be checked: BenchmarkBar not in missing.txt (did it fail? renamed? removed?); " +
 					"BenchmarkNew not in old.txt (a new benchmark?); allow_missing in the configuration or --allow-missing accepts benchmarks on one side only\n"},
 		},
 		{
-			name: "missing allowed", old: "old.txt", new: "missing.txt", config: `{"allow_missing": true}`, verdict: GatePass,
-			statuses: []string{GateUnchanged, GateRemoved, GateUnchanged, GateAdded},
+			name: "missing allowed", old: "old.txt", new: "missing.txt", config: `{"allow_missing": true}`, verdict: Pass,
+			statuses: []string{Unchanged, Removed, Unchanged, Added},
 			text:     []string{"removed: only in old.txt", "added: only in missing.txt", "gate passed: 4 benchmarks"},
 		},
 		{
 			name: "added over its limit", old: "old.txt", new: "missing.txt", config: `{"allow_missing": true, "benchmarks": [{"match": "New", "max": 399}]}`,
-			verdict: GateFail, statuses: []string{GateUnchanged, GateRemoved, GateUnchanged, GateRegression},
+			verdict: Fail, statuses: []string{Unchanged, Removed, Unchanged, Regression},
 			text: []string{"400 instructions/op above the limit 399"},
 		},
 		{
-			name: "count", old: "count.txt", new: "old.txt", verdict: GatePass,
-			statuses: []string{GateUnchanged, GateUnchanged, GateUnchanged},
+			name: "count", old: "count.txt", new: "old.txt", verdict: Pass,
+			statuses: []string{Unchanged, Unchanged, Unchanged},
 		},
 		{
-			name: "count differs", old: "old.txt", new: "countdiffer.txt", verdict: GateErr,
-			statuses: []string{GateNotCompared, GateUnchanged, GateUnchanged},
+			name: "count differs", old: "old.txt", new: "countdiffer.txt", verdict: Err,
+			statuses: []string{NotCompared, Unchanged, Unchanged},
 			text:     []string{"ERROR: its 3 runs in countdiffer.txt differ (50000, 50000, 50012 instructions/op): instructions/op is exact"},
 		},
 		{
 			// Time is noisy: the median of the runs, a looser threshold.
-			name: "ns/op", old: "old.txt", new: "count.txt", config: `{"unit": "ns/op", "threshold": "0.5%"}`, verdict: GatePass,
-			statuses: []string{GateImproved, GateWorse, GateImproved},
+			name: "ns/op", old: "old.txt", new: "count.txt", config: `{"unit": "ns/op", "threshold": "0.5%"}`, verdict: Pass,
+			statuses: []string{Improved, Worse, Improved},
 			text:     []string{"unit: ns/op  threshold: 0.5%", "BenchmarkFoo          12345    12342      -0.02%"},
 		},
 		{
-			name: "two packages", old: "twopkgs.txt", new: "twopkgs.txt", verdict: GatePass,
-			statuses: []string{GateUnchanged, GateUnchanged},
+			name: "two packages", old: "twopkgs.txt", new: "twopkgs.txt", verdict: Pass,
+			statuses: []string{Unchanged, Unchanged},
 			text:     []string{"pkg: example.com/m/a", "BenchmarkFoo", "pkg: example.com/m/b", "BenchmarkFoo"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var cfg *GateConfig
+			var cfg *Config
 			if tt.config != "" {
 				var err error
 				if cfg, err = ParseGateConfig([]byte(tt.config), "gate.json"); err != nil {
 					t.Fatal(err)
 				}
 			}
-			r, err := Gate(readGateInput(t, tt.old), readGateInput(t, tt.new), GateOptions{Config: cfg})
+			r, err := Compare(readGateInput(t, tt.old), readGateInput(t, tt.new), Options{Config: cfg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,15 +292,15 @@ func TestGateThresholdExact(t *testing.T) {
 		}
 		return bs
 	}
-	cfg := &GateConfig{Threshold: new(MustPercent("0.5%"))}
+	cfg := &Config{Threshold: new(MustPercent("0.5%"))}
 	for _, tt := range []struct {
 		new    string
 		status string
 	}{
-		{"52571", GateWorse}, {"52571.55", GateWorse}, {"52571.56", GateRegression}, {"52572", GateRegression},
-		{"52048.45", GateImproved}, {"52310", GateUnchanged},
+		{"52571", Worse}, {"52571.55", Worse}, {"52571.56", Regression}, {"52572", Regression},
+		{"52048.45", Improved}, {"52310", Unchanged},
 	} {
-		r, err := Gate(line("52310"), line(tt.new), GateOptions{Config: cfg})
+		r, err := Compare(line("52310"), line(tt.new), Options{Config: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,11 +309,11 @@ func TestGateThresholdExact(t *testing.T) {
 		}
 	}
 	// From 0 to more is a regression at any threshold.
-	r, err := Gate(line("0"), line("1"), GateOptions{Config: &GateConfig{Threshold: new(MustPercent("1000%"))}})
+	r, err := Compare(line("0"), line("1"), Options{Config: &Config{Threshold: new(MustPercent("1000%"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if row := r.Rows[0]; row.Status != GateRegression || row.deltaText() != "+Inf%" {
+	if row := r.Rows[0]; row.Status != Regression || row.deltaText() != "+Inf%" {
 		t.Errorf("0 → 1: %s %s", row.Status, row.deltaText())
 	}
 }
@@ -320,15 +321,15 @@ func TestGateThresholdExact(t *testing.T) {
 func TestGateErrors(t *testing.T) {
 	old := readGateInput(t, "old.txt")
 	plain := readGateInput(t, "plain.txt")
-	if _, err := Gate(old, plain, GateOptions{}); err == nil || !strings.HasPrefix(err.Error(), "plain.txt: no benchmark reports instructions/op: is it the output of plain go test") {
-		t.Errorf("Gate without instructions/op: %v", err)
+	if _, err := Compare(old, plain, Options{}); err == nil || !strings.HasPrefix(err.Error(), "plain.txt: no benchmark reports instructions/op: is it the output of plain go test") {
+		t.Errorf("Compare without instructions/op: %v", err)
 	}
-	if _, err := Gate(old, old, GateOptions{Config: &GateConfig{Unit: "MB/s"}}); err == nil || !strings.HasPrefix(err.Error(), "old.txt: no benchmark reports MB/s") {
-		t.Errorf("Gate on a unit no one has: %v", err)
+	if _, err := Compare(old, old, Options{Config: &Config{Unit: "MB/s"}}); err == nil || !strings.HasPrefix(err.Error(), "old.txt: no benchmark reports MB/s") {
+		t.Errorf("Compare on a unit no one has: %v", err)
 	}
 	// Plain go test output gates on time.
-	r, err := Gate(plain, plain, GateOptions{Config: &GateConfig{Unit: "ns/op"}})
-	if err != nil || r.Verdict() != GatePass || r.Exact {
+	r, err := Compare(plain, plain, Options{Config: &Config{Unit: "ns/op"}})
+	if err != nil || r.Verdict() != Pass || r.Exact {
 		t.Errorf("plain ns/op: %v %+v", err, r)
 	}
 }
@@ -355,17 +356,17 @@ func TestGateAttribution(t *testing.T) {
 	// BenchmarkBaz/size=10 regresses under the limit below; its new
 	// profile is missing.
 	writeBenchProfile(t, oldDir, "BenchmarkBaz/size=10", "m.baz 2000")
-	cfg := &GateConfig{Threshold: new(MustPercent("0.5%")), Benchmarks: []GateRule{{Match: "Baz", Max: new(1000.0)}}}
-	r, err := Gate(readGateInput(t, "old.txt"), readGateInput(t, "regress.txt"),
-		GateOptions{Config: cfg, OldProfiles: oldDir, NewProfiles: newDir})
+	cfg := &Config{Threshold: new(MustPercent("0.5%")), Benchmarks: []Rule{{Match: "Baz", Max: new(1000.0)}}}
+	r, err := Compare(readGateInput(t, "old.txt"), readGateInput(t, "regress.txt"),
+		Options{Config: cfg, OldProfiles: oldDir, NewProfiles: newDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	foo := r.Rows[0]
-	if foo.Name != "BenchmarkFoo" || foo.Status != GateRegression || len(foo.Contexts) != 1 {
+	if foo.Name != "BenchmarkFoo" || foo.Status != Regression || len(foo.Contexts) != 1 {
 		t.Fatalf("BenchmarkFoo: %+v", foo)
 	}
-	got := func(c GateContext) string { return stackString(c.Stack) }
+	got := func(c Context) string { return reports.StackString(c.Stack) }
 	if got(foo.Contexts[0]) != "m.BenchmarkFoo > m.parse > m.grow" || foo.Contexts[0].Old != 0 || foo.Contexts[0].New != 500 || foo.Contexts[0].Delta != 500 {
 		t.Errorf("first context %s %+v", got(foo.Contexts[0]), foo.Contexts[0])
 	}
@@ -376,11 +377,11 @@ func TestGateAttribution(t *testing.T) {
 		t.Errorf("unchanged context listed: %s %+v", got(c), c)
 	}
 	baz := r.Rows[2]
-	if baz.Status != GateRegression || len(baz.Contexts) != 0 || len(baz.Notes) != 1 ||
+	if baz.Status != Regression || len(baz.Contexts) != 0 || len(baz.Notes) != 1 ||
 		!strings.Contains(baz.Notes[0], "no profile "+filepath.Join(newDir, "BenchmarkBaz_size=10.kprof")) {
 		t.Errorf("BenchmarkBaz: %+v", baz)
 	}
-	if r.Verdict() != GateFail {
+	if r.Verdict() != Fail {
 		t.Errorf("verdict %d", r.Verdict())
 	}
 	var text bytes.Buffer
@@ -398,12 +399,12 @@ func TestGateAttribution(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(newDir, "BenchmarkFoo.kprof"), []byte("KPROF\x01junk"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err = Gate(readGateInput(t, "old.txt"), readGateInput(t, "regress.txt"),
-		GateOptions{Config: cfg, OldProfiles: oldDir, NewProfiles: newDir})
+	r, err = Compare(readGateInput(t, "old.txt"), readGateInput(t, "regress.txt"),
+		Options{Config: cfg, OldProfiles: oldDir, NewProfiles: newDir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict() != GateErr || len(r.Rows[0].Problems) != 1 ||
+	if r.Verdict() != Err || len(r.Rows[0].Problems) != 1 ||
 		!strings.HasPrefix(r.Rows[0].Problems[0], "profile "+filepath.Join(newDir, "BenchmarkFoo.kprof")+": corrupt kprof profile") {
 		t.Errorf("damaged profile: verdict %d, %q", r.Verdict(), r.Rows[0].Problems)
 	}
@@ -413,8 +414,8 @@ func TestGateJSONMarkdown(t *testing.T) {
 	oldDir, newDir := t.TempDir(), t.TempDir()
 	writeBenchProfile(t, oldDir, "BenchmarkFoo", "m.BenchmarkFoo;m.parse 50000")
 	writeBenchProfile(t, newDir, "BenchmarkFoo", "m.BenchmarkFoo;m.parse 50000", "m.BenchmarkFoo;m.parse;m.grow|x 500")
-	r, err := Gate(readGateInput(t, "old.txt"), readGateInput(t, "regress.txt"),
-		GateOptions{Config: &GateConfig{Threshold: new(MustPercent("0.5%"))}, OldProfiles: oldDir, NewProfiles: newDir})
+	r, err := Compare(readGateInput(t, "old.txt"), readGateInput(t, "regress.txt"),
+		Options{Config: &Config{Threshold: new(MustPercent("0.5%"))}, OldProfiles: oldDir, NewProfiles: newDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,12 +458,12 @@ func TestGateJSONMarkdown(t *testing.T) {
 		!strings.HasPrefix(got.Summary, "gate FAILED: 1 of 3"), len(got.Benchmarks) != 3:
 		t.Errorf("JSON:\n%s", js.String())
 	case foo.Package != "example.com/m", foo.Name != "BenchmarkFoo", *foo.Old != 50000, *foo.New != 50500, *foo.Delta != 1,
-		foo.Status != GateRegression, foo.Threshold != "0.5%", len(foo.Reasons) != 1, len(foo.Contexts) != 1:
+		foo.Status != Regression, foo.Threshold != "0.5%", len(foo.Reasons) != 1, len(foo.Contexts) != 1:
 		t.Errorf("JSON BenchmarkFoo:\n%s", js.String())
 	case foo.Contexts[0].Delta != 500, len(foo.Contexts[0].Stack) != 3, foo.Contexts[0].Stack[2].Name != "m.grow|x",
 		foo.Contexts[0].Stack[2].File != "/src/m/m.go":
 		t.Errorf("JSON context:\n%s", js.String())
-	case got.Benchmarks[1].Status != GateImproved, *got.Benchmarks[1].Delta != -10, got.Benchmarks[2].Delta == nil:
+	case got.Benchmarks[1].Status != Improved, *got.Benchmarks[1].Delta != -10, got.Benchmarks[2].Delta == nil:
 		t.Errorf("JSON BenchmarkBar, Baz:\n%s", js.String())
 	}
 
@@ -485,7 +486,7 @@ func TestGateJSONMarkdown(t *testing.T) {
 	})
 
 	// JSON of a passing gate has empty lists, not null.
-	r, err = Gate(readGateInput(t, "old.txt"), readGateInput(t, "same.txt"), GateOptions{})
+	r, err = Compare(readGateInput(t, "old.txt"), readGateInput(t, "same.txt"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,7 +525,7 @@ func TestGateSummaryFewNames(t *testing.T) {
 	}
 	before, _ := ReadBenchmarks(strings.NewReader(input.String()), "old")
 	now, _ := ReadBenchmarks(strings.NewReader(after.String()), "new")
-	r, err := Gate(before, now, GateOptions{})
+	r, err := Compare(before, now, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

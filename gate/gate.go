@@ -1,4 +1,4 @@
-package reports
+package gate
 
 import (
 	"bytes"
@@ -23,10 +23,11 @@ import (
 // The gate: kprof gate compares two runs of go test -bench (the output of
 // kprof test -bench, or any go test -bench output with --unit) benchmark
 // by benchmark and says whether the new run is within the limits of a
-// GateConfig. Reading the input is golang.org/x/perf/benchfmt's job, so
+// Config. Reading the input is golang.org/x/perf/benchfmt's job, so
 // the gate reads what benchstat reads; this file matches the benchmarks,
 // applies the limits and attributes regressions to calling contexts. The
-// renderings are in gateoutput.go, the configuration in gateconfig.go.
+// renderings are in output.go, the configuration in config.go, the
+// baselines in baseline.go.
 
 // UnitInstructions is the exact metric kprof test -bench adds to every
 // benchmark line, and the unit the gate compares by default.
@@ -225,15 +226,15 @@ func parseBenchmarks(data []byte, name string) (*Benchmarks, error) {
 	return bs, nil
 }
 
-// DefaultGateTop is the number of calling contexts the gate lists for a
-// regression when GateOptions.Top is 0.
-const DefaultGateTop = 10
+// DefaultTop is the number of calling contexts the gate lists for a
+// regression when Options.Top is 0.
+const DefaultTop = 10
 
-// GateOptions configures [Gate].
-type GateOptions struct {
+// Options configures [Compare].
+type Options struct {
 	// Config holds the thresholds, absolute limits and unit; nil means
 	// the defaults of an empty configuration.
-	Config *GateConfig
+	Config *Config
 	// OldProfiles and NewProfiles are directories holding one profile per
 	// benchmark, written by kprof test -bench --profile DIR and named
 	// after the benchmark with "/" replaced by "_":
@@ -241,24 +242,24 @@ type GateOptions struct {
 	// calling contexts whose instructions per op changed most.
 	OldProfiles, NewProfiles string
 	// Top is the number of calling contexts listed per regression: 0
-	// means DefaultGateTop, a negative number none.
+	// means DefaultTop, a negative number none.
 	Top int
 }
 
 // Row statuses of a gate: how a benchmark's new value compares with its
 // old one.
 const (
-	GateUnchanged   = "unchanged"
-	GateImproved    = "improved"
-	GateWorse       = "worse"      // worse, within the threshold
-	GateRegression  = "regression" // beyond the threshold or an absolute limit
-	GateAdded       = "added"      // only in the new input, allowed
-	GateRemoved     = "removed"    // only in the old input, allowed
-	GateNotCompared = "error"      // a value is missing or unusable: see Problems
+	Unchanged   = "unchanged"
+	Improved    = "improved"
+	Worse       = "worse"      // worse, within the threshold
+	Regression  = "regression" // beyond the threshold or an absolute limit
+	Added       = "added"      // only in the new input, allowed
+	Removed     = "removed"    // only in the old input, allowed
+	NotCompared = "error"      // a value is missing or unusable: see Problems
 )
 
-// GateRow is one benchmark's line of a gate.
-type GateRow struct {
+// Row is one benchmark's line of a gate.
+type Row struct {
 	Package string `json:"package,omitempty"`
 	Name    string `json:"name"`
 	// Old and New are the benchmark's values in the gate's unit; nil
@@ -285,29 +286,29 @@ type GateRow struct {
 	Notes []string `json:"notes,omitempty"`
 	// Contexts are, for a regression with profiles on both sides, the
 	// calling contexts whose instructions per op changed most.
-	Contexts []GateContext `json:"contexts,omitempty"`
+	Contexts []Context `json:"contexts,omitempty"`
 }
 
-// GateContext is a calling context whose instructions per op changed
+// Context is a calling context whose instructions per op changed
 // between the old and the new profile of a benchmark.
-type GateContext struct {
+type Context struct {
 	Stack []overlap.Func `json:"-"` // outermost function first
-	// Old and New are the context's instructions per op (see [Gate]),
+	// Old and New are the context's instructions per op (see [Compare]),
 	// Delta is New − Old.
 	Old   float64 `json:"old"`
 	New   float64 `json:"new"`
 	Delta float64 `json:"delta"`
 }
 
-// Gate verdicts, the exit statuses of kprof gate.
+// Verdicts, the exit statuses of kprof gate.
 const (
-	GatePass = 0 // every benchmark within its limits
-	GateFail = 1 // a regression
-	GateErr  = 2 // a benchmark could not be checked
+	Pass = 0 // every benchmark within its limits
+	Fail = 1 // a regression
+	Err  = 2 // a benchmark could not be checked
 )
 
-// GateResult is what [Gate] found.
-type GateResult struct {
+// Result is what [Compare] found.
+type Result struct {
 	Unit string `json:"unit"`
 	// Exact reports whether both inputs' values of Unit are exact
 	// (instructions/op, or declared with assume=exact): their runs must
@@ -316,8 +317,8 @@ type GateResult struct {
 	Old   string `json:"old"` // names of the inputs
 	New   string `json:"new"`
 	// Threshold is the default threshold; rows say which one applied.
-	Threshold Percent   `json:"threshold"`
-	Rows      []GateRow `json:"benchmarks"`
+	Threshold Percent `json:"threshold"`
+	Rows      []Row   `json:"benchmarks"`
 	// Warnings do not fail the gate, such as configuration rules that
 	// match no benchmark.
 	Warnings []string `json:"warnings"`
@@ -330,28 +331,28 @@ type GateResult struct {
 	missing bool // a benchmark is on one side only, and that is an error
 }
 
-// Verdict returns GatePass, GateFail or GateErr. An error wins over a
+// Verdict returns Pass, Fail or Err. An error wins over a
 // regression: the gate could not check everything it was asked to.
-func (r *GateResult) Verdict() int {
+func (r *Result) Verdict() int {
 	switch {
 	case r.Errors > 0:
-		return GateErr
+		return Err
 	case r.Regressions > 0:
-		return GateFail
+		return Fail
 	}
-	return GatePass
+	return Pass
 }
 
-// Gate compares the benchmarks of after with those of before in the
+// Compare compares the benchmarks of after with those of before in the
 // configured unit (default instructions/op) and checks each against its
 // limits:
 //
 //   - a relative threshold: a benchmark regresses when its value got worse
 //     by more than the threshold percentage of the old value (for units
 //     where lower is better, new > old·(1 + threshold/100)), compared
-//     exactly; the default is DefaultGateThreshold, rules of the
+//     exactly; the default is DefaultThreshold, rules of the
 //     configuration override it by benchmark name;
-//   - absolute limits (GateRule.Max, GateRule.Min) on the new value.
+//   - absolute limits (Rule.Max, Rule.Min) on the new value.
 //
 // Benchmarks are matched by package and name. One that is in only one of
 // the inputs is an error unless the configuration allows it
@@ -359,21 +360,21 @@ func (r *GateResult) Verdict() int {
 // exact unit must give the same value in every run (anything else is an
 // error that names the values), another unit is compared by its median.
 //
-// For each regression, when both profile directories are given, Gate
+// For each regression, when both profile directories are given, Compare
 // lists the calling contexts whose instructions per op changed most. A
-// profile's counts cover however many ops the benchmark ran; Gate scales
+// profile's counts cover however many ops the benchmark ran; Compare scales
 // them to one op by the benchmark's instructions/op over the profile's
 // TotalInstructions, so the contexts' changes are in the units of the
 // gate's table (when the input has no instructions/op, it divides by the
 // iteration count of the benchmark's first run).
 //
-// Gate returns an error, and no result, only when a whole input is
+// Compare returns an error, and no result, only when a whole input is
 // unusable (no benchmark of it reports the unit) or the configuration is
 // invalid.
-func Gate(before, after *Benchmarks, opts GateOptions) (*GateResult, error) {
+func Compare(before, after *Benchmarks, opts Options) (*Result, error) {
 	cfg := opts.Config
 	if cfg == nil {
-		cfg = &GateConfig{}
+		cfg = &Config{}
 	}
 	if err := cfg.compile(); err != nil {
 		return nil, err
@@ -388,7 +389,7 @@ func Gate(before, after *Benchmarks, opts GateOptions) (*GateResult, error) {
 			return nil, fmt.Errorf("%s: no benchmark reports %s%s", bs.Name, unit, hint)
 		}
 	}
-	r := &GateResult{
+	r := &Result{
 		Unit: unit, Exact: before.Exact(unit) && after.Exact(unit),
 		Old: before.Name, New: after.Name, Threshold: cfg.threshold(),
 		Warnings: []string{},
@@ -427,7 +428,7 @@ func Gate(before, after *Benchmarks, opts GateOptions) (*GateResult, error) {
 	used := make([]bool, len(cfg.Benchmarks))
 	for _, k := range order {
 		ob, nb := olds[k], news[k]
-		row := GateRow{Package: k.pkg, Name: k.name}
+		row := Row{Package: k.pkg, Name: k.name}
 		lim := cfg.limits(k.name, used)
 		row.Threshold, row.Max, row.Min = lim.threshold, lim.max, lim.min
 		ov, oerr := gateValue(ob, before, unit, r.Exact)
@@ -435,9 +436,9 @@ func Gate(before, after *Benchmarks, opts GateOptions) (*GateResult, error) {
 		row.Old, row.New = ov, nv
 		switch {
 		case ob == nil && cfg.AllowMissing:
-			row.Status = GateAdded
+			row.Status = Added
 		case nb == nil && cfg.AllowMissing:
-			row.Status = GateRemoved
+			row.Status = Removed
 		case ob == nil:
 			row.Problems = append(row.Problems, fmt.Sprintf("not in %s (a new benchmark?)", before.Name))
 			r.missing = true
@@ -457,17 +458,17 @@ func Gate(before, after *Benchmarks, opts GateOptions) (*GateResult, error) {
 			checkLimits(&row, *nv, unit)
 		}
 		if row.Status == "" {
-			row.Status = GateNotCompared
+			row.Status = NotCompared
 		}
-		if row.Status == GateRegression {
+		if row.Status == Regression {
 			attribute(&row, ob, nb, opts, r)
 		}
 		switch {
 		case len(row.Problems) > 0:
 			r.Errors++
-		case row.Status == GateRegression:
+		case row.Status == Regression:
 			r.Regressions++
-		case row.Status == GateImproved:
+		case row.Status == Improved:
 			r.Improvements++
 		}
 		r.Rows = append(r.Rows, row)
@@ -531,7 +532,7 @@ func joinValues(vs []float64) string {
 // compareValues sets row's status and delta from its old and new value.
 // The threshold is compared exactly: 0.5% of 52310 is 261.55, and
 // 52310+261.55 is within it.
-func compareValues(row *GateRow, ov, nv float64, better int) {
+func compareValues(row *Row, ov, nv float64, better int) {
 	if ov != 0 {
 		d := 100 * (nv - ov) / ov
 		row.Delta = &d
@@ -539,14 +540,14 @@ func compareValues(row *GateRow, ov, nv float64, better int) {
 	worse := (nv-ov)*float64(-better) > 0
 	switch {
 	case nv == ov:
-		row.Status = GateUnchanged
+		row.Status = Unchanged
 	case !worse:
-		row.Status = GateImproved
+		row.Status = Improved
 	case exceeds(ov, nv, row.Threshold):
-		row.Status = GateRegression
+		row.Status = Regression
 		row.Reasons = append(row.Reasons, fmt.Sprintf("%s beyond the %s threshold", formatDelta(row.Delta), row.Threshold))
 	default:
-		row.Status = GateWorse
+		row.Status = Worse
 	}
 }
 
@@ -571,7 +572,7 @@ func decimal(v float64) *big.Rat {
 	return r
 }
 
-func checkLimits(row *GateRow, nv float64, unit string) {
+func checkLimits(row *Row, nv float64, unit string) {
 	over := row.Max != nil && nv > *row.Max
 	under := row.Min != nil && nv < *row.Min
 	if over {
@@ -581,7 +582,7 @@ func checkLimits(row *GateRow, nv float64, unit string) {
 		row.Reasons = append(row.Reasons, fmt.Sprintf("%s %s below the limit %s", formatValue(nv), unit, formatValue(*row.Min)))
 	}
 	if over || under {
-		row.Status = GateRegression
+		row.Status = Regression
 	}
 }
 
@@ -594,13 +595,13 @@ func ProfileFileName(benchmark string) string {
 
 // attribute lists the calling contexts of a regressed benchmark whose
 // instructions per op changed most.
-func attribute(row *GateRow, ob, nb *Benchmark, opts GateOptions, r *GateResult) {
+func attribute(row *Row, ob, nb *Benchmark, opts Options, r *Result) {
 	top := opts.Top
 	switch {
 	case top < 0:
 		return
 	case top == 0:
-		top = DefaultGateTop
+		top = DefaultTop
 	}
 	if opts.OldProfiles == "" || opts.NewProfiles == "" {
 		return
@@ -635,7 +636,7 @@ func attribute(row *GateRow, ob, nb *Benchmark, opts GateOptions, r *GateResult)
 }
 
 // perOp returns the function that turns p's counts into counts per op
-// of benchmark b (see Gate). It multiplies before it divides, so a
+// of benchmark b (see Compare). It multiplies before it divides, so a
 // profile of exactly the benchmark's ops gives whole numbers.
 func perOp(p *overlap.Profile, b *Benchmark) func(int64) float64 {
 	if vs := b.Value(UnitInstructions); len(vs) > 0 && p.TotalInstructions > 0 {
@@ -657,7 +658,7 @@ func perOp(p *overlap.Profile, b *Benchmark) func(int64) float64 {
 // many more instructions each op executes and where: when one context
 // grows, every other context's share shrinks although it executes
 // exactly what it did. So the gate ranks absolute changes per op.
-func contextChanges(a, b *overlap.Profile, sa, sb func(int64) float64, top int) []GateContext {
+func contextChanges(a, b *overlap.Profile, sa, sb func(int64) float64, top int) []Context {
 	type context struct {
 		parent int
 		f      overlap.Func
@@ -703,7 +704,7 @@ func contextChanges(a, b *overlap.Profile, sa, sb func(int64) float64, top int) 
 	if len(order) > top {
 		order = order[:top]
 	}
-	var out []GateContext
+	var out []Context
 	for _, i := range order {
 		var stack []overlap.Func
 		for j := i; j >= 0; j = all[j].parent {
@@ -711,7 +712,7 @@ func contextChanges(a, b *overlap.Profile, sa, sb func(int64) float64, top int) 
 		}
 		slices.Reverse(stack)
 		o, n := sa(all[i].x), sb(all[i].y)
-		out = append(out, GateContext{Stack: stack, Old: o, New: n, Delta: n - o})
+		out = append(out, Context{Stack: stack, Old: o, New: n, Delta: n - o})
 	}
 	return out
 }
