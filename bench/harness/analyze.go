@@ -61,7 +61,10 @@ type Workload struct {
 	// Times[config] are the timed runs, in round order: configs "plain",
 	// "off", "g<granularity>" (randomised), "exact", "pprof<hz>".
 	Times map[string][]Timing
-	Pprof []PprofResult // per rate
+	// MaxRSS[config] are the peak resident sets of the same runs, in
+	// bytes (none where the system does not say).
+	MaxRSS map[string][]int64 `json:",omitempty"`
+	Pprof  []PprofResult      // per rate
 }
 
 // Accuracy compares one sampled profile with the exact one.
@@ -102,7 +105,7 @@ type PprofResult struct {
 }
 
 func (h *harness) analyze(name string, grans []int64) (*Workload, error) {
-	w := &Workload{Name: name, Checksum: h.checksum[name], Times: h.times[name]}
+	w := &Workload{Name: name, Checksum: h.checksum[name], Times: h.times[name], MaxRSS: h.rss[name]}
 	// A run that wrote no profile is listed in Results.Failures; its
 	// settings are marked Failed here and left out of the means.
 	exacts, exactPaths := h.profiles(name, cfgExact, h.cfg.ExactRuns)
@@ -310,6 +313,21 @@ func (w *Workload) medianTime(config string, cpu bool) float64 {
 		} else {
 			xs = append(xs, t.Wall)
 		}
+	}
+	return median(xs)
+}
+
+// medianRSS returns the median peak resident set of w's runs of config,
+// in bytes, or 0 if it was not measured.
+func (w *Workload) medianRSS(config string) float64 {
+	var xs []float64
+	for _, m := range w.MaxRSS[config] {
+		if m > 0 {
+			xs = append(xs, float64(m))
+		}
+	}
+	if len(xs) == 0 {
+		return 0
 	}
 	return median(xs)
 }

@@ -214,6 +214,7 @@ type harness struct {
 	checksum map[string]string
 	// times[workload][config] are the timed runs in round order.
 	times map[string]map[string][]Timing
+	rss   map[string]map[string][]int64 // peak resident sets of the runs in times
 	// failures lists runs that exited 0 but wrote no profile.
 	failures []string
 }
@@ -438,11 +439,12 @@ func (h *harness) measure(ctx context.Context, jobs []job) error {
 	}
 	h.checksum = map[string]string{}
 	h.times = map[string]map[string][]Timing{}
+	h.rss = map[string]map[string][]int64{}
 	for i, j := range jobs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t, out, stderr, err := h.runOnce(ctx, j)
+		t, rss, out, stderr, err := h.runOnce(ctx, j)
 		if err != nil {
 			return fmt.Errorf("%s: %w", j.label, err)
 		}
@@ -468,14 +470,19 @@ func (h *harness) measure(ctx context.Context, jobs []job) error {
 				h.times[j.workload] = m
 			}
 			m[j.config] = append(m[j.config], t)
+			if h.rss[j.workload] == nil {
+				h.rss[j.workload] = map[string][]int64{}
+			}
+			h.rss[j.workload][j.config] = append(h.rss[j.workload][j.config], rss)
 		}
 		h.logf("run %d/%d: %s (%.2f s)", i+1, len(jobs), j.label, t.Wall)
 	}
 	return nil
 }
 
-// runOnce runs j and returns its timing, stdout and stderr.
-func (h *harness) runOnce(ctx context.Context, j job) (Timing, string, string, error) {
+// runOnce runs j and returns its timing, peak resident set (bytes), stdout
+// and stderr.
+func (h *harness) runOnce(ctx context.Context, j job) (Timing, int64, string, string, error) {
 	cmd := exec.CommandContext(ctx, j.bin, j.args...)
 	cmd.Dir = h.work
 	cmd.Env = append(cleanEnv(), j.env...)
@@ -485,13 +492,13 @@ func (h *harness) runOnce(ctx context.Context, j job) (Timing, string, string, e
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return Timing{}, "", "", fmt.Errorf("%s: %v\n%s", filepath.Base(j.bin), err, stderr.Bytes())
+		return Timing{}, 0, "", "", fmt.Errorf("%s: %v\n%s", filepath.Base(j.bin), err, stderr.Bytes())
 	}
 	ps := cmd.ProcessState
 	return Timing{
 		Wall: wall.Seconds(),
 		CPU:  (ps.UserTime() + ps.SystemTime()).Seconds(),
-	}, stdout.String(), stderr.String(), nil
+	}, maxRSS(ps), stdout.String(), stderr.String(), nil
 }
 
 // cleanEnv is the environment without KPROF_* settings, which would

@@ -396,7 +396,37 @@ func (r *report) slowdown(g int64) {
 		r.row(cells...)
 	}
 	r.p("\n![slowdown](%s/%s)\n\n![summary](%s/%s)\n\n", FigDir, FigSlowdown, FigDir, FigSummary)
-	_ = g
+	r.memory(g)
+}
+
+// memory writes the table of peak resident sets: what a profile costs in
+// memory, besides time.
+func (r *report) memory(g int64) {
+	res := r.res
+	configs := []string{cfgPlain, cfgOff, cfgSample(g), cfgExact}
+	measured := false
+	for _, w := range res.Workloads {
+		for _, c := range configs {
+			measured = measured || w.medianRSS(c) > 0
+		}
+	}
+	if !measured {
+		return // (results from before peak RSS was recorded)
+	}
+	r.p("Peak resident set (maximum RSS of the process, from its rusage), MB, median of the same runs:\n\n")
+	r.header("workload", "plain", "No Prof.", fmt.Sprintf("%d", g), "exact")
+	for _, w := range res.Workloads {
+		cells := []string{w.Name}
+		for _, c := range configs {
+			if m := w.medianRSS(c); m > 0 {
+				cells = append(cells, fmt.Sprintf("%.1f", m/(1<<20)))
+			} else {
+				cells = append(cells, "—")
+			}
+		}
+		r.row(cells...)
+	}
+	r.p("\n")
 }
 
 func (r *report) pprof(g int64) {
