@@ -77,10 +77,9 @@ func fromOf(s *state, depth int) int {
 	// those of the previous sample, as far as that one reached (the agent
 	// knows how far). Otherwise the previous sample marked some of its
 	// entries (mark), and the marks pushes have not overwritten tell.
-	h := hdr(s)
-	if h.marked != 0 {
-		return unmark(s, h, depth)
-	}
+	// (Gran is the granularity the previous sample asked for: 0, and it
+	// marked nothing. A new goroutine, whose Gran is 0, puts back the
+	// marks of the g's previous one when it registers.)
 	if s.Gran == 0 {
 		if s.Dirty > 0 {
 			// The previous sample showed another entry there (SD).
@@ -88,6 +87,9 @@ func fromOf(s *state, depth int) int {
 			s.Dirty = 0
 		}
 		return depth
+	}
+	if h := hdr(s); h.marked != 0 {
+		return unmark(s, h, depth)
 	}
 	return 0
 }

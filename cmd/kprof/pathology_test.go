@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,38 +65,6 @@ func profileOf(t *testing.T, bin, mode string, args []string, verify bool) *over
 	}
 	return p
 }
-
-// kprofForBench is buildKprof and kprofBuild for a benchmark: the kprof
-// command, built once, builds the program in dir.
-func kprofForBench(b *testing.B, dir string) string {
-	b.Helper()
-	benchKprofOnce.Do(func() {
-		d, err := os.MkdirTemp("", "kprof-bench-")
-		if err != nil {
-			benchKprofErr = err
-			return
-		}
-		benchKprof = filepath.Join(d, "kprof")
-		if out, err := runCmd("", nil, "go", "build", "-o", benchKprof, "."); err != nil {
-			benchKprofErr = fmt.Errorf("go build kprof: %v\n%s", err, out)
-		}
-	})
-	if benchKprofErr != nil {
-		b.Fatal(benchKprofErr)
-	}
-	bin := filepath.Join(b.TempDir(), filepath.Base(dir))
-	abs, _ := filepath.Abs(dir)
-	if out, err := runCmd(abs, nil, benchKprof, "build", "-o", bin, "."); err != nil {
-		b.Fatalf("kprof build %s: %v\n%s", dir, err, out)
-	}
-	return bin
-}
-
-var (
-	benchKprofOnce sync.Once
-	benchKprof     string
-	benchKprofErr  error
-)
 
 // plainBuild builds the program in dir with the go command alone.
 func plainBuild(t testing.TB, dir string) string {
@@ -275,7 +242,7 @@ func TestChurnRecursionReproducible(t *testing.T) {
 // was 5.4 times off, and exact mode did not finish in 120 s). CPU time,
 // not wall time: the machines are shared.
 func BenchmarkDeepRecursion(b *testing.B) {
-	bin := kprofForBench(b, "../../testdata/deeprec")
+	bin := kprofBuild(b, buildKprof(b), "../../testdata/deeprec")
 	benchModes(b, bin, []string{"-depth", "20000", "-reps", "1000"})
 }
 
@@ -283,7 +250,7 @@ func BenchmarkDeepRecursion(b *testing.B) {
 // at once, as BenchmarkDeepRecursion runs its recursion; it also reports
 // the peak RSS of each mode.
 func BenchmarkGoroutineChurn(b *testing.B) {
-	bin := kprofForBench(b, "../../testdata/churn")
+	bin := kprofBuild(b, buildKprof(b), "../../testdata/churn")
 	benchModes(b, bin, []string{"-n", "100000", "-alive", "100"})
 }
 
