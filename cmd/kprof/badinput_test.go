@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,8 +44,10 @@ func TestBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err := runCmd(fig4, []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}, kprofBin, "build", ".")
-		if err == nil || !strings.Contains(out, "kprof supports go1.26.x") || strings.Count(strings.TrimSpace(out), "\n") != 0 {
-			t.Errorf("want one line naming the supported versions, got %v:\n%s", err, out)
+		want := "kprof supports go1.26.x and go1.27.x; the go command here is go1.25.3"
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(out, want) || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+			t.Errorf("want one line %q and exit status 1, got %v:\n%s", want, err, out)
 		}
 	})
 }
