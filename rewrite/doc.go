@@ -43,8 +43,11 @@
 // loops and for-loop post statements are charged where control passes
 // through them (body start and after the loop, minus breaks; end of body and
 // before continue). Blocks with no source position take their weight from
-// neighbouring blocks by flow conservation. The Checker verifies the result;
-// Stats reports any block whose weight could only be placed approximately.
+// neighbouring blocks by flow conservation. Output.Approx lists any block
+// whose weight could only be placed approximately. No static checker
+// verifies a plan yet: the end-to-end oracle (cmd/kprof,
+// TestExactAgainstOracle) compares exact totals, per-function counts and
+// calls with go/ssa/interp's trace of each test program.
 //
 // Fewer charges: a charge is a read-modify-write of one word of the
 // goroutine, and consecutive ones wait on each other through memory, so
