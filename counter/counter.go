@@ -12,6 +12,44 @@
 // first. The package depends on the runtime only, so that every package
 // outside the runtime can be instrumented; it is never itself
 // instrumented.
+//
+// # Entry points
+//
+// The rewritten source calls these through the alias _kprof; their names
+// are short because they appear at every block. n is a charge (the
+// instructions of the blocks it stands for), self the running function's
+// entry in its file's function table, d a depth saved at entry, k what a
+// function accumulated in its local variable.
+//
+//	charges
+//	  C(n)             charge n
+//	  T(n)             charge n, return true: a tick inside an expression (&&, ||, for conditions)
+//	  V(n, v)          charge n, return v: a tick on a switch case value
+//	checks (a check tests the count; the slow path samples)
+//	  Due()            a sample is due                     → S(self), SL(self) or SE(callee)
+//	  D(n)             charge n, then Due (blocks that return or panic)
+//	  DueK(k)          Due once k more are charged (functions that accumulate) → SK, SLK
+//	  DueP()           Due and something counted since the last sample (a range-over-func body's return)
+//	  TC, TCL (n, self)              T preceded by a check: S, or SL at a loop header
+//	  TCW, TCLW (n, self, d)         TC, TCL in a function that pushes lazily (W names it)
+//	  VC(n, self, v), VCW(n, self, d, v)  V preceded by a check
+//	slow paths (out of line)
+//	  S(self)          sample: the stack, self on top unless pushed
+//	  SL(self)         S at a loop header or MaxPath check: no context change (exact mode takes none)
+//	  SE(callee)       at a function's entry: what is pending is the caller's
+//	  SED(callee, n, self)  SE then S, for an entry block that returns
+//	  SK(k, self), SLK(k, self)  S, SL after charging k
+//	  SD(self, d)      S with the stack cut at depth d (returns inside range-over-func bodies)
+//	the reified stack
+//	  P(f) → d         push f, return the depth to restore
+//	  Depth(), PushAt(d, f), W(self, d)  lazy push: read the depth at entry, push before the first call; W names self in a sample until then
+//	  Pop(), Pop1(v), PopRet1…4{}.Of(…)   pop by count, after the results
+//	  R(d), R1(d, v), Ret1…4(d).Of(…)      restore the depth d, after the results
+//
+// The agent side: Install (the agent), Off, Suspend and Resume, Record and
+// the recorder (kprof test -bench), Executed (instructions so far), AtExit,
+// FlushOthers and StopTheWorld (profiles of running programs), Alloc
+// (memory outside the Go heap).
 package counter
 
 import (
