@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/overlap/overlaptest"
 	"github.com/kprof/kprof/reports"
 )
 
@@ -85,7 +86,7 @@ func TestReadBenchmarks(t *testing.T) {
 func TestReadBenchmarksErrors(t *testing.T) {
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "BenchmarkFoo.kprof")
-	if err := buildProfile(overlap.ModeExact, "a 10").WriteFile(profile); err != nil {
+	if err := overlaptest.Profile(overlap.ModeExact, "a 10").WriteFile(profile); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -338,7 +339,7 @@ func TestGateErrors(t *testing.T) {
 // stacks, to dir as kprof test -bench --profile does.
 func writeBenchProfile(t *testing.T, dir, bench string, folded ...string) {
 	t.Helper()
-	if err := buildProfile(overlap.ModeExact, folded...).WriteFile(filepath.Join(dir, ProfileFileName(bench))); err != nil {
+	if err := overlaptest.Profile(overlap.ModeExact, folded...).WriteFile(filepath.Join(dir, ProfileFileName(bench))); err != nil {
 		t.Fatal(err)
 	}
 }

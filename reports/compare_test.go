@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/overlap/overlaptest"
 )
 
 func TestCompare(t *testing.T) {
-	exact := func(folded ...string) *overlap.Profile { return buildProfile(overlap.ModeExact, folded...) }
-	sample := func(folded ...string) *overlap.Profile { return buildProfile(overlap.ModeSample, folded...) }
+	exact := func(folded ...string) *overlap.Profile { return overlaptest.Profile(overlap.ModeExact, folded...) }
+	sample := func(folded ...string) *overlap.Profile { return overlaptest.Profile(overlap.ModeSample, folded...) }
 	tests := []struct {
 		name      string
 		a, b      *overlap.Profile
@@ -166,8 +167,8 @@ func TestCompareWarnings(t *testing.T) {
 }
 
 func TestCompareTop(t *testing.T) {
-	a := buildProfile(overlap.ModeExact, "a 1", "b 2", "c 3", "d 4")
-	b := buildProfile(overlap.ModeExact, "a 4", "b 3", "c 2", "d 1")
+	a := overlaptest.Profile(overlap.ModeExact, "a 1", "b 2", "c 3", "d 4")
+	b := overlaptest.Profile(overlap.ModeExact, "a 4", "b 3", "c 2", "d 1")
 	for _, tt := range []struct{ top, want int }{{0, 4}, {-1, 0}, {1, 1}, {3, 3}} {
 		r, err := Compare(&bytes.Buffer{}, a, b, CompareOptions{Top: tt.top})
 		if err != nil {
@@ -185,9 +186,9 @@ func TestCompareJSON(t *testing.T) {
 		a, b   *overlap.Profile
 		deltaB any
 	}{
-		{"finite", buildProfile(overlap.ModeSample, "a 50", "a;b 50"), buildProfile(overlap.ModeExact, "a 25", "a;b 25", "c 50"), 0.0},
+		{"finite", overlaptest.Profile(overlap.ModeSample, "a 50", "a;b 50"), overlaptest.Profile(overlap.ModeExact, "a 25", "a;b 25", "c 50"), 0.0},
 		// δb of counts against an exact count of 0 is infinite: null.
-		{"infinite", buildProfile(overlap.ModeSample, "a 1"), buildProfile(overlap.ModeExact), nil},
+		{"infinite", overlaptest.Profile(overlap.ModeSample, "a 1"), overlaptest.Profile(overlap.ModeExact), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/overlap/overlaptest"
 )
 
 func TestHTML(t *testing.T) {
@@ -48,8 +49,8 @@ func TestHTML(t *testing.T) {
 
 func TestHTMLEscapes(t *testing.T) {
 	evil := `main.</script><script>alert("x")</script>&amp;`
-	p := buildProfile(overlap.ModeExact, "main.main 1")
-	p.Root.Child(testFunc(evil)).Instructions = 5
+	p := overlaptest.Profile(overlap.ModeExact, "main.main 1")
+	p.Root.Child(overlaptest.Func(evil)).Instructions = 5
 	p.Meta.Program = `<b>prog</b>`
 	p.TotalInstructions = 6
 	var b bytes.Buffer
@@ -70,7 +71,7 @@ func TestHTMLEscapes(t *testing.T) {
 // The flame graph leaves out contexts without instructions: they would be
 // rectangles of no width.
 func TestHTMLDropsEmpty(t *testing.T) {
-	p := buildProfile(overlap.ModeSample, "main.main 10", "main.main;main.idle 0 0 3", "main.main;main.idle;main.deeper 0 0 1")
+	p := overlaptest.Profile(overlap.ModeSample, "main.main 10", "main.main;main.idle 0 0 3", "main.main;main.idle;main.deeper 0 0 1")
 	var b bytes.Buffer
 	if err := HTML(&b, p); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/overlap/overlaptest"
 )
 
 func TestPprof(t *testing.T) {
@@ -20,9 +21,9 @@ func TestPprof(t *testing.T) {
 	}{
 		{"exact", demoProfile()},
 		{"sampled", sampledProfile()},
-		{"empty", buildProfile(overlap.ModeExact)},
+		{"empty", overlaptest.Profile(overlap.ModeExact)},
 		// Contexts without counts get no sample; their callees do.
-		{"zero contexts", buildProfile(overlap.ModeSample, "a 0", "a;b 0 0 7", "a;b;c 5 1")},
+		{"zero contexts", overlaptest.Profile(overlap.ModeSample, "a 0", "a;b 0 0 7", "a;b;c 5 1")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

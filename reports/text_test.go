@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/overlap/overlaptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -37,7 +38,7 @@ func golden(t *testing.T, name string, got []byte) {
 // demoProfile is a small exact profile: main.main calls work (which
 // recurses once and calls leaf) and fmt.Println; runtime.main runs an init.
 func demoProfile() *overlap.Profile {
-	return buildProfile(overlap.ModeExact,
+	return overlaptest.Profile(overlap.ModeExact,
 		"main.main 100 0 1",
 		"main.main;main.work 500 0 3",
 		"main.main;main.work;main.leaf 250 0 40",
@@ -51,13 +52,13 @@ func demoProfile() *overlap.Profile {
 // sampledProfile is a sampled profile whose contexts' estimate differs from
 // the exact total, with two functions of the same name in different files.
 func sampledProfile() *overlap.Profile {
-	p := buildProfile(overlap.ModeSample,
+	p := overlaptest.Profile(overlap.ModeSample,
 		"main.main 200 2",
 		"main.main;main.work 700 7",
 		"main.main;main.work;main.work 100 1",
 	)
-	p.Root.Child(testFunc("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Instructions = 300
-	p.Root.Child(testFunc("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Samples = 3
+	p.Root.Child(overlaptest.Func("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Instructions = 300
+	p.Root.Child(overlaptest.Func("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Samples = 3
 	p.TotalInstructions = 1290
 	p.TotalSamples = 13
 	return p
@@ -71,7 +72,7 @@ func TestTopTree(t *testing.T) {
 		{"top", func(b *bytes.Buffer) error { return Top(b, demoProfile(), TopOptions{}) }},
 		{"top_nodecount", func(b *bytes.Buffer) error { return Top(b, demoProfile(), TopOptions{NodeCount: 2}) }},
 		{"top_sampled", func(b *bytes.Buffer) error { return Top(b, sampledProfile(), TopOptions{}) }},
-		{"top_empty", func(b *bytes.Buffer) error { return Top(b, buildProfile(overlap.ModeExact), TopOptions{}) }},
+		{"top_empty", func(b *bytes.Buffer) error { return Top(b, overlaptest.Profile(overlap.ModeExact), TopOptions{}) }},
 		{"tree", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{}) }},
 		{"tree_cutoff", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{Cutoff: 10}) }},
 		{"tree_sampled", func(b *bytes.Buffer) error { return Tree(b, sampledProfile(), TreeOptions{Cutoff: 1}) }},
@@ -90,7 +91,7 @@ func TestTopTree(t *testing.T) {
 // TestTopOrder checks the properties the golden files show by example:
 // flat descending, ties by name, the flat column sums to 100%.
 func TestTopOrder(t *testing.T) {
-	p := buildProfile(overlap.ModeExact, "m 10", "m;b 30", "m;a 30", "m;c 30")
+	p := overlaptest.Profile(overlap.ModeExact, "m 10", "m;b 30", "m;a 30", "m;c 30")
 	var b bytes.Buffer
 	if err := Top(&b, p, TopOptions{}); err != nil {
 		t.Fatal(err)
@@ -112,11 +113,11 @@ func TestTopOrder(t *testing.T) {
 func TestTreeDeep(t *testing.T) {
 	// A recursion deeper than any goroutine stack would allow a recursive
 	// renderer: the renderings loop instead.
-	p := buildProfile(overlap.ModeExact)
+	p := overlaptest.Profile(overlap.ModeExact)
 	n := p.Root
 	const depth = 200000
 	for i := range depth {
-		n = n.Child(testFunc("main.rec"))
+		n = n.Child(overlaptest.Func("main.rec"))
 		n.Instructions = 1
 		if i == depth-1 {
 			n.Instructions = 5
@@ -138,7 +139,7 @@ func TestTreeDeep(t *testing.T) {
 }
 
 func TestInvalid(t *testing.T) {
-	negative := buildProfile(overlap.ModeExact, "a 1")
+	negative := overlaptest.Profile(overlap.ModeExact, "a 1")
 	negative.Root.Children[0].Instructions = -1
 	for _, tt := range []struct {
 		name string
@@ -175,9 +176,9 @@ func TestInvalid(t *testing.T) {
 // its canonical form, and the argument is left alone.
 func TestNotCanonical(t *testing.T) {
 	p := &overlap.Profile{Meta: overlap.Meta{Mode: overlap.ModeExact}, Root: &overlap.Node{Children: []*overlap.Node{
-		{Func: testFunc("b"), Instructions: 2},
-		{Func: testFunc("a"), Instructions: 1},
-		{Func: testFunc("b"), Instructions: 3},
+		{Func: overlaptest.Func("b"), Instructions: 2},
+		{Func: overlaptest.Func("a"), Instructions: 1},
+		{Func: overlaptest.Func("b"), Instructions: 3},
 	}}, TotalInstructions: 6}
 	var got, want bytes.Buffer
 	if err := Top(&got, p, TopOptions{}); err != nil {
@@ -186,7 +187,7 @@ func TestNotCanonical(t *testing.T) {
 	if len(p.Root.Children) != 3 {
 		t.Error("Top modified its argument")
 	}
-	if err := Top(&want, buildProfile(overlap.ModeExact, "a 1", "b 5"), TopOptions{}); err != nil {
+	if err := Top(&want, overlaptest.Profile(overlap.ModeExact, "a 1", "b 5"), TopOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The headers differ (buildProfile's Meta); the rows must not.
