@@ -219,7 +219,7 @@ rounds:
 			for j := range variants {
 				v := variants[(j+round+i)%len(variants)]
 				if ctx.Err() != nil {
-					partial = fmt.Sprintf("stopped (%v) in round %d of %d; the figures are over the %d rounds that finished", context.Cause(ctx), round, o.rounds, roundsDone)
+					partial = fmt.Sprintf("stopped (%v) in round %d of %d", context.Cause(ctx), round, o.rounds)
 					break rounds
 				}
 				bin := b.plain
@@ -251,10 +251,9 @@ rounds:
 		roundsDone = round
 	}
 	if partial != "" {
-		// Keep only the rounds that finished, so that every benchmark has
-		// the same number of samples in every variant.
-		samples = slices.DeleteFunc(samples, func(s sample) bool { return s.Round > roundsDone })
-		runs = slices.DeleteFunc(runs, func(r run) bool { return r.Round > roundsDone })
+		var n int
+		samples, runs, n = completeRounds(samples, runs, len(variants), roundsDone)
+		partial += fmt.Sprintf("; the figures are over the %d rounds that finished and, of round %d, the %d packages that ran in every variant", roundsDone, roundsDone+1, n)
 	}
 
 	var names []string
@@ -296,6 +295,31 @@ rounds:
 type jsonReport struct {
 	*report
 	Samples []sample `json:"samples"`
+}
+
+// completeRounds keeps, of the rounds after done, only the packages that
+// ran in all nvariants variants in that round (a round cut short leaves
+// the others with fewer samples in some variant than in another), and
+// returns how many packages it kept of round done+1.
+func completeRounds(samples []sample, runs []run, nvariants, done int) ([]sample, []run, int) {
+	type pr struct {
+		pkg   string
+		round int
+	}
+	count := map[pr]int{}
+	for _, r := range runs {
+		count[pr{r.Pkg, r.Round}]++
+	}
+	keep := func(pkg string, round int) bool { return round <= done || count[pr{pkg, round}] == nvariants }
+	samples = slices.DeleteFunc(samples, func(s sample) bool { return !keep(s.Pkg, s.Round) })
+	runs = slices.DeleteFunc(runs, func(r run) bool { return !keep(r.Pkg, r.Round) })
+	n := 0
+	for k, c := range count {
+		if k.round == done+1 && c == nvariants {
+			n++
+		}
+	}
+	return samples, runs, n
 }
 
 // rerender recomputes the report of an earlier run from its -json output

@@ -353,3 +353,28 @@ func TestRerender(t *testing.T) {
 		t.Errorf("rerendered report differs:\n%s\n---\n%s", a, b)
 	}
 }
+
+func TestCompleteRounds(t *testing.T) {
+	var samples []sample
+	var runs []run
+	add := func(pkg string, round int, variants ...string) {
+		for _, v := range variants {
+			samples = append(samples, sample{Pkg: pkg, Bench: "X", Variant: v, Round: round, NsPerOp: 1})
+			runs = append(runs, run{Pkg: pkg, Variant: v, Round: round})
+		}
+	}
+	all := []string{plain, "off", "sample", "exact"}
+	add("a", 1, all...)
+	add("b", 1, all...)
+	add("a", 2, all...)
+	add("b", 2, plain, "off") // cut short
+	ss, rs, n := completeRounds(samples, runs, 4, 1)
+	if len(ss) != 12 || len(rs) != 12 || n != 1 {
+		t.Errorf("kept %d samples, %d runs, %d packages of round 2; want 12, 12, 1", len(ss), len(rs), n)
+	}
+	for _, s := range ss {
+		if s.Pkg == "b" && s.Round == 2 {
+			t.Errorf("kept %+v", s)
+		}
+	}
+}
