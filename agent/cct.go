@@ -446,9 +446,15 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	}
 	// The callee pushes itself next: its node is the next sample's top.
 	// The path cache may hold it (stack is its prefix): a recursion that
-	// descends again, a loop that calls the same function.
+	// descends again, a loop that calls the same function. The counter
+	// reports the entry a sample announced as unchanged, up to the depth
+	// below the next sample's function (Agent.Sample): it counts as the
+	// previous sample's, so that the callee's own samples take the first
+	// case of lookup.
+	k := len(stack)
+	g.n = k + 1
 	var c *node
-	if k := len(stack); k < len(g.path) && g.fns[k] == callee {
+	if k < len(g.path) && g.fns[k] == callee {
 		c = g.path[k]
 	} else {
 		// g.child, with its cache hit written out: child does not

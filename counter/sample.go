@@ -52,8 +52,11 @@ func S(self *Func) {
 // ready reports whether a sample of a stack of depth d can take the common
 // path: the goroutine is registered, the agent installed and not running,
 // the stack buffer large enough, and the goroutine on its own stack.
+// Large enough means one entry more than the sample's: an entry sample
+// comes before its function's push, which must not be lost (in exact
+// mode every push follows a sample, and none is).
 func ready(s *state, d int) bool {
-	return s.Known && !s.InAgent && agent != nil && d <= len(s.Stack) && len(s.Stack) > 0 && onUserStack()
+	return s.Known && !s.InAgent && agent != nil && d < len(s.Stack) && onUserStack()
 }
 
 // stackOf returns the first d entries of the reified stack (d at most its
@@ -349,8 +352,8 @@ func sample(self, callee *Func) {
 	if self != nil {
 		d++
 	}
-	if d > len(s.Stack) {
-		grow(s, d)
+	if d >= len(s.Stack) {
+		grow(s, d+1) // (see ready)
 	}
 	if self != nil {
 		s.Stack[d-1] = uintptr(unsafe.Pointer(self))
