@@ -33,6 +33,7 @@ func main() {
 	modesFlag := flag.String("modes", "off,sample,exact", "comma-separated KPROF_MODEs to run kprof test in (empty: plain go test only)")
 	quickFlag := flag.Bool("quick", false, "run the fixed fast subset of five modules (for CI)")
 	timeout := flag.Duration("timeout", 10*time.Minute, "limit of one go test or kprof test command")
+	maxRSS := flag.Int64("maxrss", 8192, "limit of one test binary's resident set, MB (it is killed above)")
 	kprofFlag := flag.String("kprof", "", "kprof binary (default: build cmd/kprof from the repository's HEAD)")
 	goFlag := flag.String("go", "", "GOTOOLCHAIN for every go and kprof command, e.g. go1.27.3 (default: the go command's own)")
 	out := flag.String("o", "", "write the Markdown report to this file (rewritten after each module)")
@@ -102,7 +103,7 @@ func main() {
 	if *goFlag != "" {
 		env = append(env, "GOTOOLCHAIN="+*goFlag)
 	}
-	r := &runner{kprof: kprof, self: self, work: dir, env: env, timeout: *timeout}
+	r := &runner{kprof: kprof, self: self, work: dir, env: env, timeout: *timeout, maxRSS: *maxRSS * 1024}
 	rep := &Report{
 		Date:      time.Now(),
 		Nproc:     runtime.NumCPU(),
@@ -152,12 +153,7 @@ func measure(r *runner, m Module, modes []string, start time.Time) Result {
 		return res
 	}
 	step := func(label string, o outcome) {
-		status := statusPass
-		if o.timeout {
-			status = statusTimeout
-		} else if o.err != nil {
-			status = statusFail
-		}
+		status := o.status()
 		progressf("  %-12s %-7s %6.1f s  test RSS %s (elapsed %s)", label, status, o.wall.Seconds(), mb(o.testRSS), time.Since(start).Round(time.Second))
 	}
 	warmPlain := r.goTest(m, dir, false, "", true)
@@ -176,12 +172,7 @@ func measure(r *runner, m Module, modes []string, start time.Time) Result {
 		}
 		o := r.goTest(m, dir, mode != "plain", mode, false)
 		step(mode, o)
-		run := &Run{Status: statusPass, Wall: o.wall, TestRSS: o.testRSS, TreeRSS: o.treeRSS}
-		if o.timeout {
-			run.Status = statusTimeout
-		} else if o.err != nil {
-			run.Status = statusFail
-		}
+		run := &Run{Status: o.status(), Wall: o.wall, TestRSS: o.testRSS, TreeRSS: o.treeRSS}
 		if run.Status != statusPass {
 			run.Errors = failureLines(o.output, 8)
 		}

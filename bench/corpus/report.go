@@ -15,7 +15,20 @@ const (
 	statusFail    = "fail"
 	statusTimeout = "timeout"
 	statusBuild   = "build failed" // the warm-up build failed; no test ran
+	statusMemory  = "over RSS limit"
 )
+
+func (o outcome) status() string {
+	switch {
+	case o.err == nil:
+		return statusPass
+	case o.timeout:
+		return statusTimeout
+	case o.overRSS:
+		return statusMemory
+	}
+	return statusFail
+}
 
 // A Run is one go test or kprof test of a module's packages.
 type Run struct {
@@ -196,6 +209,8 @@ go test's. RSS is the peak resident set of the largest test binary, measured
 by this command acting as go test's ` + "`-exec`" + ` wrapper (wait4's rusage of the
 binary); "tree" RSS is the largest process of the whole command — go, compile,
 link, kprof's toolexec or a test binary — from the rusage of the command.
+The wrapper kills a test binary whose resident set passes -maxrss ("over RSS
+limit"), and a command that passes -timeout is killed too.
 
 `)
 	b.WriteString("| module | go.mod | packages | plain |")
@@ -344,7 +359,7 @@ func failureLines(out []byte, n int) []string {
 }
 
 func failureLine(l string) bool {
-	for _, p := range []string{"--- FAIL", "panic:", "fatal error:", "# ", "FAIL", "kprof", "go: ", "signal: "} {
+	for _, p := range []string{"--- FAIL", "panic:", "fatal error:", "# ", "FAIL", "kprof", "go: ", "signal: ", "corpus: "} {
 		if strings.HasPrefix(l, p) {
 			return true
 		}

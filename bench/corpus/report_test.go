@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -212,5 +213,20 @@ func TestSelect(t *testing.T) {
 	}
 	if len(corpus) < 30 {
 		t.Errorf("corpus has %d modules, want at least 30", len(corpus))
+	}
+}
+
+func TestWatchRSS(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	start := time.Now()
+	go watchRSS(cmd.Process, 1) // 1 KiB: any process is over it
+	if err := cmd.Wait(); err == nil {
+		t.Fatalf("sleep ended normally; want it killed over the RSS limit")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("killed after %s", d)
 	}
 }

@@ -21,6 +21,14 @@ import (
 // when it is set, this command is go test's -exec wrapper (see wrapExec).
 const rssEnv = "KPROF_CORPUS_RSS_FILE"
 
+// maxRSSEnv is the wrapper's limit on a test binary's resident set, in
+// KiB: on a shared machine a runaway binary is killed before it takes
+// the memory of everything else.
+const maxRSSEnv = "KPROF_CORPUS_MAX_RSS"
+
+// rssLimitMsg starts the line the wrapper prints when it kills a binary.
+const rssLimitMsg = "corpus: test binary killed: resident set"
+
 // wrapExec runs args (a test binary and its flags) as go test's -exec
 // program: it waits for the binary and appends its peak resident set, in
 // KiB, to the file named by rssEnv. wait4's rusage covers the binary and
@@ -43,6 +51,9 @@ func wrapExec(args []string) int {
 			cmd.Process.Signal(s)
 		}
 	}()
+	if limit, err := strconv.ParseInt(os.Getenv(maxRSSEnv), 10, 64); err == nil && limit > 0 {
+		go watchRSS(cmd.Process, limit)
+	}
 	err := cmd.Wait()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		if f, err := os.OpenFile(os.Getenv(rssEnv), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
@@ -63,6 +74,31 @@ func wrapExec(args []string) int {
 	return 0
 }
 
+// watchRSS kills p once its resident set exceeds limit KiB.
+func watchRSS(p *os.Process, limit int64) {
+	statm := fmt.Sprintf("/proc/%d/statm", p.Pid)
+	page := int64(os.Getpagesize() / 1024)
+	for range time.Tick(100 * time.Millisecond) {
+		data, err := os.ReadFile(statm)
+		if err != nil {
+			return // gone
+		}
+		f := strings.Fields(string(data))
+		if len(f) < 2 {
+			return
+		}
+		pages, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return
+		}
+		if rss := pages * page; rss > limit {
+			fmt.Fprintf(os.Stderr, "%s %s over the -maxrss limit %s\n", rssLimitMsg, mb(rss), mb(limit))
+			p.Kill()
+			return
+		}
+	}
+}
+
 // runner runs the go and kprof commands of a corpus run.
 type runner struct {
 	kprof   string        // kprof binary
@@ -70,12 +106,14 @@ type runner struct {
 	work    string        // scratch directory
 	env     []string      // environment of every command (GOTOOLCHAIN, …)
 	timeout time.Duration // limit of one command
+	maxRSS  int64         // KiB: limit of one test binary's resident set
 }
 
 // outcome is what one command did.
 type outcome struct {
 	err     error
 	timeout bool
+	overRSS bool // a test binary was killed over the RSS limit
 	wall    time.Duration
 	output  []byte
 	treeRSS int64 // KiB: peak RSS of the command or any process it waited for
@@ -95,7 +133,8 @@ func (r *runner) run(dir string, extra []string, name string, args ...string) ou
 
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(append([]string{}, r.env...), extra...), rssEnv+"="+rssFile.Name())
+	cmd.Env = append(append([]string{}, r.env...), extra...)
+	cmd.Env = append(cmd.Env, rssEnv+"="+rssFile.Name(), fmt.Sprintf("%s=%d", maxRSSEnv, r.maxRSS))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// A process group of its own, so that a timeout ends the compilers
@@ -106,7 +145,13 @@ func (r *runner) run(dir string, extra []string, name string, args ...string) ou
 
 	start := time.Now()
 	err = cmd.Run()
-	o := outcome{err: err, wall: time.Since(start), output: out.Bytes(), timeout: ctx.Err() != nil}
+	o := outcome{err: err, wall: time.Since(start), output: out.Bytes()}
+	o.timeout = ctx.Err() != nil || bytes.Contains(o.output, []byte("panic: test timed out"))
+	o.overRSS = bytes.Contains(o.output, []byte(rssLimitMsg))
+	if ctx.Err() != nil {
+		fmt.Fprintf(&out, "corpus: killed after %s\n", r.timeout)
+		o.output = out.Bytes()
+	}
 	if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			o.treeRSS = ru.Maxrss
@@ -132,7 +177,10 @@ func maxKiB(s string) int64 {
 // goTest runs go test (kprof test if kprof is set) -short -count=1 on m's
 // packages in dir; warm runs no test, only builds and links.
 func (r *runner) goTest(m Module, dir string, useKprof bool, mode string, warm bool) outcome {
-	args := []string{"test", "-short", "-count=1", "-timeout", r.timeout.String(), "-exec", r.self}
+	// The test binaries' own timeout comes first, so that a test that
+	// hangs is named in their goroutine dump before the command is killed.
+	testTimeout := r.timeout - r.timeout/10
+	args := []string{"test", "-short", "-count=1", "-timeout", testTimeout.String(), "-exec", r.self}
 	if warm {
 		args = append(args, "-run", "^$")
 	}
