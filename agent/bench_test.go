@@ -105,3 +105,20 @@ func BenchmarkExactCall(b *testing.B) {
 	b.StopTimer()
 	a.Exit(0)
 }
+
+// BenchmarkGoroutineLife measures what a short goroutine costs the agent
+// in sample mode: registering (its first granularity) and ending (its
+// tail, counted as unsampled), with the state its runtime g's previous
+// goroutine left — no allocation and no lock.
+func BenchmarkGoroutineLife(b *testing.B) {
+	a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 10000, Jitter: 100})
+	claim := func() int64 { return 100 }
+	a.Register()
+	a.ExitClaim(claim)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a.Register()
+		a.ExitClaim(claim)
+	}
+}

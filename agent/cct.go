@@ -269,6 +269,11 @@ type CCT struct {
 	scratch *gstate
 
 	recording atomic.Bool
+	// flushing is set while FlushRunning claims the tails of the running
+	// goroutines; exiting counts the ending goroutines that claim their
+	// own without the runtime's lock (exit).
+	flushing atomic.Bool
+	exiting  atomic.Int64
 }
 
 // NewCCT returns a calling-context-tree agent with the given settings.
@@ -647,6 +652,13 @@ func (a *CCT) FlushRunning() {
 	// notes what it took in each goroutine's state, and the contexts are
 	// made below.
 	var unsampledN int64
+	// Ending goroutines claim with the runtime's lock from here on, which
+	// FlushOthers holds; those claiming without it finish first.
+	a.flushing.Store(true)
+	defer a.flushing.Store(false)
+	for a.exiting.Load() != 0 {
+		runtime.Gosched()
+	}
 	counter.FlushOthers(func(stack []*Func, n int64, local unsafe.Pointer) {
 		m.total += n
 		if g := (*gstate)(local); g != nil && g.owner == a.id && g.last != nil {
@@ -686,7 +698,8 @@ func (a *CCT) Exit(n int64) { a.exit(nil, n) }
 // ExitClaim implements counter.ExitClaimer: the tail is claimed with the
 // goroutine's state busy, so that a profile read while FlushRunning
 // claims the tails of the goroutines still running (stopped) waits until
-// it is recorded.
+// it is recorded; it is claimed with claim, which takes the runtime's lock
+// of all goroutines, only while FlushRunning runs.
 func (a *CCT) ExitClaim(claim func() int64) { a.exit(claim, 0) }
 
 // exit ends the calling goroutine; its tail is n, or what claim returns.
@@ -712,7 +725,18 @@ func (a *CCT) exit(claim func() int64, n int64) {
 	}
 	g.busy = true
 	if claim != nil {
-		n = claim()
+		// Only FlushRunning claims other goroutines' tails: outside it the
+		// goroutine claims its own without the runtime's lock of all
+		// goroutines, which claim takes. (Sequentially consistent
+		// atomics: FlushRunning sees exiting, or this sees flushing.)
+		a.exiting.Add(1)
+		if a.flushing.Load() {
+			a.exiting.Add(-1)
+			n = claim()
+		} else {
+			n = counter.ClaimOwn()
+			a.exiting.Add(-1)
+		}
 	}
 	rec := a.recording.Load()
 	g.total += n
