@@ -538,7 +538,9 @@ func same(fns, stack []*Func, i int) int {
 	// vectorised comparison): a recursion that descends again along its
 	// previous path compares many entries that match.
 	const block = 64
-	for ; len(fns)-i >= block; i += block {
+	// From a multiple of the block (the entries before i match too):
+	// blocks then start at the same place in the cache lines of both.
+	for i &^= block - 1; len(fns)-i >= block; i += block {
 		if mem(fns[i:i+block]) != mem(stack[i:i+block]) {
 			break
 		}
