@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"go/version"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -307,11 +308,18 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 	newFiles, approx, quiet, err := instrumentFiles(cfg, pkgPath, files, importcfg, lang, isMain, workDir)
 	if err != nil {
 		// Not type-correct (or not analysable): let the compiler report
-		// on the original files.
+		// on the original files. If it compiles them, the package is
+		// valid Go that kprof could not analyse: say so, as its
+		// instructions go uncounted.
 		if cfg.Verbose || strings.Contains(err.Error(), "internal error") {
 			fmt.Fprintf(os.Stderr, "kprof: %s not instrumented: %v\n", pkgPath, err)
+			return args, nil, nil
 		}
-		return args, nil, nil
+		warn := func() error {
+			fmt.Fprintf(os.Stderr, "kprof: warning: %s is not instrumented, its instructions are not counted: %v\n", pkgPath, err)
+			return nil
+		}
+		return args, warn, nil
 	}
 	if cfg.Verbose {
 		for _, a := range approx {
@@ -386,7 +394,7 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	tc := &types.Config{
 		Importer:  imp,
 		Sizes:     types.SizesFor("gc", goarch),
-		GoVersion: lang,
+		GoVersion: checkableLang(lang),
 	}
 	pkg, err := tc.Check(pkgPath, fset, in.Files, in.Info)
 	if err != nil {
@@ -782,4 +790,18 @@ func (imp *exportImporter) Import(path string) (*types.Package, error) {
 		return nil, fmt.Errorf("reading export data for %q: %v", path, err)
 	}
 	return gcexportdata.Read(r, imp.fset, imp.pkgs, path)
+}
+
+// checkableLang returns the language version kprof type-checks a package
+// of language version lang at: lang itself, or, for a version newer than
+// the go/types kprof was built with knows (a go1.27 module, kprof built
+// with Go 1.26), that go/types' own version. The code of such a package
+// type-checks alike unless it uses what only the newer version has (then
+// kprof says it leaves the package uninstrumented).
+func checkableLang(lang string) string {
+	own := version.Lang(runtime.Version())
+	if lang != "" && own != "" && version.Compare(lang, own) > 0 {
+		return own
+	}
+	return lang
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -191,3 +192,41 @@ func TestBuildSetups(t *testing.T) {
 
 // setupTotal is the exact total of TestBuildSetups' first setup.
 var setupTotal int64
+
+// TestNewerLanguage builds a Go 1.27 program that uses generic methods.
+// kprof analyses code with the go/types of the Go that built it: built
+// with Go 1.27 it instruments the program (the method appears in the
+// profile with its calls); built with Go 1.26 it cannot type-check the
+// method, says so in one warning, and builds the package uninstrumented.
+func TestNewerLanguage(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir, _ := filepath.Abs("../../testdata/genericmethods")
+	bin := filepath.Join(t.TempDir(), "gm")
+	// A go 1.27 go.mod needs Go 1.27: the go command switches to it by
+	// itself unless GOTOOLCHAIN says otherwise (local, on some machines).
+	var env []string
+	if os.Getenv("GOTOOLCHAIN") == "" {
+		env = []string{"GOTOOLCHAIN=go1.27.3"}
+	}
+	out, err := runCmd(dir, env, kprofBin, "build", "-o", bin, ".")
+	if err != nil {
+		t.Fatalf("kprof build: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(runtime.Version(), "go1.26") {
+		prof := runProfile(t, bin, "exact")
+		var calls int64
+		prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
+			if stack[len(stack)-1].Name == "main.Box.Map[...]" {
+				calls += n.Calls
+			}
+		})
+		if calls != 100 {
+			t.Errorf("main.Box.Map[...]: %d calls, want 100\n%s", calls, out)
+		}
+		return
+	}
+	want := "kprof: warning: main is not instrumented, its instructions are not counted: "
+	if !strings.Contains(out, want) || !strings.Contains(out, "main.go:7") {
+		t.Errorf("kprof build printed %q, want a warning %q naming main.go:7", out, want)
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/genericmethods
+
+go 1.27
