@@ -315,23 +315,23 @@ func (f *fileEmitter) emitBranchTicks(ch *branchChain) {
 	elseText := ch.gen(f, false).sim(ch.cond, outFalse, "", "")
 	if loop, ok := ch.stmt.(*ast.ForStmt); ok {
 		if thenText != "" {
-			f.insert(loop.Body.Lbrace+1, rankTick, thenText)
+			f.Insert(loop.Body.Lbrace+1, rankTick, thenText)
 		}
 		if elseText != "" {
-			f.insert(loop.End(), rankTick, "; "+elseText)
+			f.Insert(loop.End(), rankTick, "; "+elseText)
 		}
 		return
 	}
 	s := ch.stmt.(*ast.IfStmt)
 	if thenText != "" {
-		f.insert(s.Body.Lbrace+1, rankTick, thenText)
+		f.Insert(s.Body.Lbrace+1, rankTick, thenText)
 	}
 	if elseText == "" {
 		return
 	}
 	if s.Else == nil {
-		f.insert(s.Body.Rbrace+1, rankElse, " else { "+strings.TrimSuffix(elseText, " ")+" }")
+		f.Insert(s.Body.Rbrace+1, rankElse, " else { "+strings.TrimSuffix(elseText, " ")+" }")
 		return
 	}
-	f.insert(s.Else.(*ast.BlockStmt).Lbrace+1, rankTick, elseText)
+	f.Insert(s.Else.(*ast.BlockStmt).Lbrace+1, rankTick, elseText)
 }

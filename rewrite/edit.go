@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -9,9 +8,10 @@ import (
 	"go/token"
 	"go/types"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kprof/kprof/rewrite/internal/edit"
 )
 
 // Names used in rewritten source. They start with an underscore and a
@@ -38,38 +38,9 @@ var ReservedNames = map[string]string{
 	"bodyDepth": bodyDepthVar,
 }
 
-// An insertion is text placed at a byte offset of the original file.
-// Insertions at the same offset are ordered by rank: closings of expression
-// wraps (innermost first), then statements, then openings (outermost first).
-type insertion struct {
-	off  int
-	rank int
-	seq  int
-	text string
-	skip int // bytes of the original text replaced by text
-}
-
-// editor collects insertions for one file and applies them so that the
-// original text keeps its lines and, via /*line*/ comments, its columns.
-type editor struct {
-	fset     *token.FileSet
-	tf       *token.File
-	src      []byte
-	filename string // original file name for line directives
-	ins      []insertion
-}
-
-func (e *editor) offset(p token.Pos) int { return e.tf.Offset(p) }
-
-func (e *editor) insert(p token.Pos, rank int, text string) {
-	e.ins = append(e.ins, insertion{off: e.offset(p), rank: rank, seq: len(e.ins), text: text})
-}
-
-// replace replaces the original text [p, end) with text.
-func (e *editor) replace(p, end token.Pos, rank int, text string) {
-	e.ins = append(e.ins, insertion{off: e.offset(p), rank: rank, seq: len(e.ins), text: text, skip: e.offset(end) - e.offset(p)})
-}
-
+// Ranks order the insertions at one offset (package edit): closings of
+// expression wraps (innermost first), then statements, then openings
+// (outermost first).
 const (
 	rankClose       = 0
 	rankDecl        = 50
@@ -84,38 +55,6 @@ const (
 	rankBind        = 250 // a switch tag's binding, around the tag's own wraps (valueDispatch)
 	rankOpen        = 300
 )
-
-// apply returns the edited source.
-func (e *editor) apply(prefix string) []byte {
-	sort.SliceStable(e.ins, func(i, j int) bool {
-		a, b := e.ins[i], e.ins[j]
-		if a.off != b.off {
-			return a.off < b.off
-		}
-		if a.rank != b.rank {
-			return a.rank < b.rank
-		}
-		return a.seq < b.seq
-	})
-	var buf bytes.Buffer
-	buf.WriteString(prefix)
-	fmt.Fprintf(&buf, "//line %s:1:1\n", e.filename)
-	last := 0
-	for i, in := range e.ins {
-		buf.Write(e.src[last:in.off])
-		last = in.off + in.skip
-		buf.WriteString(in.text)
-		// Restore the column of the original text that follows.
-		if i+1 == len(e.ins) || e.ins[i+1].off != in.off {
-			// The position the text that follows had, //line directives
-			// of the original (cgo's output has them) included.
-			pos := e.tf.PositionFor(e.tf.Pos(last), true)
-			fmt.Fprintf(&buf, "/*line %s:%d:%d*/", pos.Filename, pos.Line, pos.Column)
-		}
-	}
-	buf.Write(e.src[last:])
-	return buf.Bytes()
-}
 
 // valueDispatch tells which constant of a clause matched, to charge the
 // comparisons that found it: a switch on the tag, or, where the tag is an
@@ -204,7 +143,8 @@ type fileEmitter struct {
 	valueOrder   []*ast.CaseClause
 	renamed      map[*ast.FuncType]bool // functions whose results kprof named (namedResults)
 	generics     bool                   // the file's language version has generics (go1.18)
-	*editor
+	*edit.Buffer
+	fset    *token.FileSet
 	file    *ast.File
 	info    *types.Info
 	pkg     *types.Package
@@ -288,7 +228,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		f.emitPoint(p, at, c)
 	}
 	if yield && rangeDepthUsed {
-		f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", rangeDepth, counterAlias, rangeDepth))
+		f.Insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", rangeDepth, counterAlias, rangeDepth))
 	}
 	for _, ch := range chains {
 		f.emitBranchTicks(ch)
@@ -296,11 +236,11 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	if push && !entryChecked && !p.LateEntry {
 		// Every push follows an entry check: at granularity 0 the counter
 		// relies on it (see counter.Agent's Sample).
-		f.insert(p.Body.Lbrace+1, rankStmt, check{pre: true, entry: self}.stmt())
+		f.Insert(p.Body.Lbrace+1, rankStmt, check{pre: true, entry: self}.stmt())
 	}
 	for _, cl := range f.valueOrder {
 		d := f.valueCases[cl]
-		f.insert(cl.Colon+1, rankStmt, d.stmt(f))
+		f.Insert(cl.Colon+1, rankStmt, d.stmt(f))
 	}
 	if ps := f.pending[p.Body.Lbrace+1]; yield && ps != nil {
 		// What is pending where a range-over-func body starts was run by
@@ -322,25 +262,25 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			rank = rankRangeReturn
 		}
 		if text := ps.stmt(); text != "" {
-			f.insert(pos, rank, ps.prefix+text)
+			f.Insert(pos, rank, ps.prefix+text)
 		}
 	}
 	if p.Local {
-		f.insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("var %s int64; _ = %s; ", localVar, localVar))
+		f.Insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("var %s int64; _ = %s; ", localVar, localVar))
 	}
 	if p.Lazy {
 		// The depth at entry, restored on the way out; the push comes
 		// before the first call.
-		f.insert(p.Body.Lbrace+1, rankPop, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", depthVar, counterAlias, depthVar))
+		f.Insert(p.Body.Lbrace+1, rankPop, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", depthVar, counterAlias, depthVar))
 		pos, prefix := stmtSpot(p.PushAt)
 		if p.LateEntry {
 			// The entry check, where the function pushes: nothing it
 			// ran is in the count yet (it accumulates, and has not
 			// flushed), so what is pending is the caller's.
-			f.insert(pos, rankLateEntry, prefix+check{pre: true, entry: self}.stmt())
+			f.Insert(pos, rankLateEntry, prefix+check{pre: true, entry: self}.stmt())
 			prefix = ""
 		}
-		f.insert(pos, rankPush, fmt.Sprintf("%s%s.PushAt(%s, %s); ", prefix, counterAlias, depthVar, self))
+		f.Insert(pos, rankPush, fmt.Sprintf("%s%s.PushAt(%s, %s); ", prefix, counterAlias, depthVar, self))
 		f.emitPops(p)
 	} else if push {
 		// After the entry charge and check: push, and keep the depth to
@@ -353,7 +293,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		if p.Defers {
 			text += fmt.Sprintf("defer %s.R(%s); ", counterAlias, depthVar)
 		}
-		f.insert(p.Body.Lbrace+1, rankPop, text)
+		f.Insert(p.Body.Lbrace+1, rankPop, text)
 		if !p.Defers {
 			f.emitPops(p)
 		}
@@ -377,10 +317,10 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			// A return or branch inside nested range-over-func loops
 			// leaves the innermost body first: its check comes first.
 			rank := rankExit + min(inRange[e], rankRangeReturn-rankExit-1)
-			f.insert(e.Pos(), rank, check)
+			f.Insert(e.Pos(), rank, check)
 		}
 		if !isTerminating(lastStmt(p.Body)) {
-			f.insert(p.Body.Rbrace, rankExit, "; "+check)
+			f.Insert(p.Body.Rbrace, rankExit, "; "+check)
 		}
 	}
 }
@@ -646,8 +586,8 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		if tv, ok := f.info.Types[e]; !ok || !types.Identical(tv.Type, types.Typ[types.Bool]) && !types.Identical(tv.Type, types.Typ[types.UntypedBool]) {
 			t += " == true" // untyped bool, so that it combines with a named bool type
 		}
-		f.insert(e.Pos(), rankOpen, "("+t+" && (")
-		f.insert(e.End(), rankClose, "))")
+		f.Insert(e.Pos(), rankOpen, "("+t+" && (")
+		f.Insert(e.End(), rankClose, "))")
 	case caseValue:
 		e := at.Node.(ast.Expr)
 		sw := f.switchOf(e)
@@ -660,32 +600,32 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		if !f.generics {
 			// Below go1.18: the tick in a function literal called in
 			// place, which the compiler inlines.
-			f.insert(e.Pos(), rankOpen, fmt.Sprintf("func() %s { _ = %s; return ", ts, c.tick()))
-			f.insert(e.End(), rankClose, " }()")
+			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("func() %s { _ = %s; return ", ts, c.tick()))
+			f.Insert(e.End(), rankClose, " }()")
 			return
 		}
 		if chk && c.depth != "" && c.preWho != "nil" {
-			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VCW[%s](%d, %s, %s, ", counterAlias, ts, n, c.preWho, c.depth))
+			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VCW[%s](%d, %s, %s, ", counterAlias, ts, n, c.preWho, c.depth))
 		} else if chk {
-			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VC[%s](%d, %s, ", counterAlias, ts, n, c.preWho))
+			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VC[%s](%d, %s, ", counterAlias, ts, n, c.preWho))
 		} else {
-			f.insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](%d, ", counterAlias, ts, n))
+			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](%d, ", counterAlias, ts, n))
 		}
-		f.insert(e.End(), rankClose, ")")
+		f.Insert(e.End(), rankClose, ")")
 	case typeCase:
 		tt := at.Node.(*typeTest)
 		sw := f.typeSwitchOf(tt.Clause)
 		guard := f.guardExpr(sw, tt.Clause)
 		if guard == "" {
 			f.approx = append(f.approx, fmt.Sprintf("%s: type switch at %s: cannot tell which type matched; %d instructions charged to the first", p.Fn, f.fset.Position(sw.Pos()), n))
-			f.insert(tt.Clause.Colon+1, rankStmt, p.chargeStmt(n))
+			f.Insert(tt.Clause.Colon+1, rankStmt, p.chargeStmt(n))
 			return
 		}
 		var types []string
 		for _, t := range tt.Clause.List[tt.Index:] {
 			types = append(types, f.text(t))
 		}
-		f.insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), p.chargeStmt(n)))
+		f.Insert(tt.Clause.Colon+1, rankStmt, fmt.Sprintf("switch %s.(type) { case %s: %s}; ", guard, strings.Join(types, ", "), p.chargeStmt(n)))
 	case defaultClause:
 		var body *ast.BlockStmt
 		switch sw := at.Node.(type) {
@@ -700,7 +640,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 				return
 			}
 		}
-		f.insert(body.Rbrace, rankStmt, "default: "+c.stmt())
+		f.Insert(body.Rbrace, rankStmt, "default: "+c.stmt())
 	case valueCase:
 		vt := at.Node.(*valueTest)
 		key := vt.Clause
@@ -713,8 +653,8 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 				tag = tagVar
 				if !f.bound[vt.Switch] {
 					f.bound[vt.Switch] = true
-					f.insert(vt.Switch.Tag.Pos(), rankBind, tagVar+" := ")
-					f.insert(vt.Switch.Tag.End(), rankBind, "; "+tagVar)
+					f.Insert(vt.Switch.Tag.Pos(), rankBind, tagVar+" := ")
+					f.Insert(vt.Switch.Tag.End(), rankBind, "; "+tagVar)
 				}
 			}
 			d := &valueDispatch{tag: tag, local: p.Local}
@@ -760,7 +700,7 @@ func (f *fileEmitter) bulkCharges(p *FuncPlan) {
 			return true
 		}
 		delete(f.pending, pos)
-		f.insert(r.End(), rankStmt, "; "+strings.TrimSuffix(chargeText(p.Local, fmt.Sprintf("%d*int64(%s)", ps.n, length)), "; "))
+		f.Insert(r.End(), rankStmt, "; "+strings.TrimSuffix(chargeText(p.Local, fmt.Sprintf("%d*int64(%s)", ps.n, length)), "; "))
 		return true
 	})
 }
@@ -904,7 +844,7 @@ func (f *fileEmitter) emitPops(p *FuncPlan) {
 		return true
 	})
 	if p.Fn.Signature.Results().Len() == 0 && !isTerminating(lastStmt(p.Body)) && !p.NoEndPop {
-		f.insert(p.Body.Rbrace, rankPop, "; "+strings.TrimSuffix(popStmt(p), "; "))
+		f.Insert(p.Body.Rbrace, rankPop, "; "+strings.TrimSuffix(popStmt(p), "; "))
 	}
 }
 
@@ -932,7 +872,7 @@ func (f *fileEmitter) emitReturnPop(p *FuncPlan, r *ast.ReturnStmt) {
 			return
 		}
 	}
-	f.insert(r.Pos(), rankPop, popStmt(p))
+	f.Insert(r.Pos(), rankPop, popStmt(p))
 }
 
 // emitWrappedReturn rewrites "return X0, X1" as "return
@@ -951,8 +891,8 @@ func (f *fileEmitter) emitWrappedReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
 				tmps = append(tmps, fmt.Sprintf("%s%d", resultVar, i))
 			}
 			list := strings.Join(tmps, ", ")
-			f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))
-			f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
+			f.Replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s := ", list))
+			f.Insert(r.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
 			return true
 		}
 	}
@@ -964,17 +904,17 @@ func (f *fileEmitter) emitWrappedReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
 		if p.PopByCount {
 			open = fmt.Sprintf("%s.PopRet%d[%s]{}.Of(", counterAlias, k, strings.Join(names, ", "))
 		}
-		f.insert(r.Results[0].Pos(), rankOpen, open)
+		f.Insert(r.Results[0].Pos(), rankOpen, open)
 	} else if tv, ok := f.info.Types[r.Results[0]]; ok && k == 1 && types.Identical(tv.Type, p.Fn.Signature.Results().At(0).Type()) {
 		open := fmt.Sprintf("%s.R1(%s, ", counterAlias, depthVar)
 		if p.PopByCount {
 			open = fmt.Sprintf("%s.Pop1(", counterAlias)
 		}
-		f.insert(r.Results[0].Pos(), rankOpen, open)
+		f.Insert(r.Results[0].Pos(), rankOpen, open)
 	} else {
 		return false
 	}
-	f.insert(r.Results[len(r.Results)-1].End(), rankClose, ")")
+	f.Insert(r.Results[len(r.Results)-1].End(), rankClose, ")")
 	return true
 }
 
@@ -990,8 +930,8 @@ func (f *fileEmitter) emitNamedReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
 	if !ok {
 		return false
 	}
-	f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s = ", strings.Join(names, ", ")))
-	f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn }", popStmt(p)))
+	f.Replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s = ", strings.Join(names, ", ")))
+	f.Insert(r.End(), rankClose, fmt.Sprintf("; %sreturn }", popStmt(p)))
 	return true
 }
 
@@ -1011,8 +951,8 @@ func (f *fileEmitter) emitTempReturn(p *FuncPlan, r *ast.ReturnStmt) bool {
 		tmps = append(tmps, tmp)
 	}
 	list := strings.Join(tmps, ", ")
-	f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s%s = ", strings.Join(decls, ""), list))
-	f.insert(r.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
+	f.Replace(r.Pos(), r.Results[0].Pos(), rankOpen, fmt.Sprintf("{ %s%s = ", strings.Join(decls, ""), list))
+	f.Insert(r.End(), rankClose, fmt.Sprintf("; %sreturn %s }", popStmt(p), list))
 	return true
 }
 
@@ -1039,11 +979,11 @@ func (f *fileEmitter) namedResults(p *FuncPlan, pos token.Pos) ([]string, bool) 
 		if !f.renamed[ft] {
 			f.renamed[ft] = true
 			if !ft.Results.Opening.IsValid() {
-				f.insert(ft.Results.Pos(), rankOpen, "(")
-				f.insert(ft.Results.End(), rankClose, ")")
+				f.Insert(ft.Results.Pos(), rankOpen, "(")
+				f.Insert(ft.Results.End(), rankClose, ")")
 			}
 			for i, field := range ft.Results.List {
-				f.insert(field.Type.Pos(), rankOpen, names[i]+" ")
+				f.Insert(field.Type.Pos(), rankOpen, names[i]+" ")
 			}
 		}
 		return names, true
@@ -1160,16 +1100,16 @@ func (f *fileEmitter) emitLateFinal(p *FuncPlan, r *ast.ReturnStmt, pop string) 
 		tmps[i] = fmt.Sprintf("%s%d", lateVar, i)
 		decl := fmt.Sprintf("var %s %s = ", tmps[i], names[i])
 		if i == 0 {
-			f.replace(r.Pos(), r.Results[0].Pos(), rankOpen, "{ "+decl)
+			f.Replace(r.Pos(), r.Results[0].Pos(), rankOpen, "{ "+decl)
 		} else {
-			f.replace(r.Results[i-1].End(), r.Results[i].Pos(), rankOpen, "; "+decl)
+			f.Replace(r.Results[i-1].End(), r.Results[i].Pos(), rankOpen, "; "+decl)
 		}
 	}
 	check := fmt.Sprintf("if %s.Due() { %s.S(%s) }; ", counterAlias, counterAlias, f.lateFinal[r])
 	if p.Local {
 		check = fmt.Sprintf("if %s.D(%s) { %s.S(%s) }; ", counterAlias, localVar, counterAlias, f.lateFinal[r])
 	}
-	f.insert(r.End(), rankClose, fmt.Sprintf("; %s%sreturn %s }", check, pop, strings.Join(tmps, ", ")))
+	f.Insert(r.End(), rankClose, fmt.Sprintf("; %s%sreturn %s }", check, pop, strings.Join(tmps, ", ")))
 }
 
 // namesTypes reports whether every identifier in the type expressions
@@ -1283,7 +1223,7 @@ func (f *fileEmitter) typeString(t types.Type) (string, bool) {
 }
 
 func (f *fileEmitter) text(n ast.Node) string {
-	return string(f.src[f.offset(n.Pos()):f.offset(n.End())])
+	return f.Text(n.Pos(), n.End())
 }
 
 func (f *fileEmitter) switchOf(e ast.Expr) *ast.SwitchStmt {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kprof/kprof/rewrite/internal/edit"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 )
@@ -356,12 +357,8 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		return true
 	})
 	em := &fileEmitter{
-		editor: &editor{
-			fset:     in.Fset,
-			tf:       in.Fset.File(file.Pos()),
-			src:      in.Srcs[i],
-			filename: in.Names[i],
-		},
+		Buffer:     edit.NewBuffer(in.Fset.File(file.Pos()), in.Srcs[i], in.Names[i]),
+		fset:       in.Fset,
 		file:       file,
 		info:       in.Info,
 		pkg:        in.Pkg,
@@ -403,8 +400,8 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		return nil, plans, approx
 	}
 	// The import goes right after the package clause, on its line.
-	em.insert(file.Name.End(), rankStmt, fmt.Sprintf("; import %s %q", counterAlias, CounterPath))
-	src := em.apply("")
+	em.Insert(file.Name.End(), rankStmt, fmt.Sprintf("; import %s %q", counterAlias, CounterPath))
+	src := em.Bytes("")
 	var tail strings.Builder
 	fmt.Fprintf(&tail, "\n\nvar %s = [...]%s.Func{\n", em.table, counterAlias)
 	for _, e := range em.entries {
