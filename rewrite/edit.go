@@ -129,20 +129,10 @@ type pendingStmt struct {
 
 // fileEmitter writes the plans of one file as insertions.
 type fileEmitter struct {
-	// lateFinal are the return statements whose results hold charges
-	// (&&, || operands): their final check comes after the results are
-	// evaluated, through temporaries (see emitLateFinal), with the
-	// sample naming the value.
-	lateFinal    map[*ast.ReturnStmt]string
-	pending      map[token.Pos]*pendingStmt
-	pendingOrder []token.Pos
-	valueCases   map[*ast.CaseClause]*valueDispatch
-	bound        map[*ast.SwitchStmt]bool  // switches whose tag is bound to tagVar
-	ticked       map[ast.Expr]*branchChain // operands whose ticks go to their if's branches
-	labels       map[ast.Stmt]string       // labeled statements and their labels
-	valueOrder   []*ast.CaseClause
-	renamed      map[*ast.FuncType]bool // functions whose results kprof named (namedResults)
-	generics     bool                   // the file's language version has generics (go1.18)
+	*funcState                        // the function being emitted (emitFunc)
+	labels     map[ast.Stmt]string    // labeled statements and their labels
+	renamed    map[*ast.FuncType]bool // functions whose results kprof named (namedResults)
+	generics   bool                   // the file's language version has generics (go1.18)
 	*edit.Buffer
 	fset    *token.FileSet
 	file    *ast.File
@@ -165,6 +155,69 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	// A range-over-func body is a function of its own (F-range1) that
 	// cannot push itself: it samples like a leaf.
 	yield := p.Fn.Synthetic != ""
+	push := !p.Leaf && !yield
+	f.funcState = newFuncState()
+	chains := f.branchChains(p)
+	for _, ch := range chains {
+		for _, e := range ch.rhs {
+			f.ticked[e] = ch
+		}
+	}
+	entryChecked := f.emitPoints(p, id, self, yield, push)
+	for _, ch := range chains {
+		f.emitBranchTicks(ch)
+	}
+	if push && !entryChecked && !p.LateEntry {
+		// Every push follows an entry check: at granularity 0 the counter
+		// relies on it (see counter.Agent's Sample).
+		f.Insert(p.Body.Lbrace+1, rankStmt, check{pre: true, entry: self}.stmt())
+	}
+	for _, cl := range f.valueOrder {
+		d := f.valueCases[cl]
+		f.Insert(cl.Colon+1, rankStmt, d.stmt(f))
+	}
+	if ps := f.pending[p.Body.Lbrace+1]; yield && ps != nil {
+		// What is pending where a range-over-func body starts was run by
+		// the iterator: the checks there (of any block that lands there)
+		// sample in its name.
+		ps.preWho = "nil"
+	}
+	f.bulkCharges(p)
+	f.emitPending()
+	f.emitStack(p, self, push)
+	if yield {
+		f.emitBodyExits(p, self)
+	}
+}
+
+// funcState is what the emitter keeps for the function it emits.
+type funcState struct {
+	// lateFinal are the return statements whose results hold charges
+	// (&&, || operands): their final check comes after the results are
+	// evaluated, through temporaries (see emitLateFinal), with the
+	// sample naming the value.
+	lateFinal    map[*ast.ReturnStmt]string
+	pending      map[token.Pos]*pendingStmt
+	pendingOrder []token.Pos
+	valueCases   map[*ast.CaseClause]*valueDispatch
+	valueOrder   []*ast.CaseClause
+	bound        map[*ast.SwitchStmt]bool  // switches whose tag is bound to tagVar
+	ticked       map[ast.Expr]*branchChain // operands whose ticks go to their if's branches
+}
+
+func newFuncState() *funcState {
+	return &funcState{
+		lateFinal:  map[*ast.ReturnStmt]string{},
+		pending:    map[token.Pos]*pendingStmt{},
+		valueCases: map[*ast.CaseClause]*valueDispatch{},
+		bound:      map[*ast.SwitchStmt]bool{},
+		ticked:     map[ast.Expr]*branchChain{},
+	}
+}
+
+// emitPoints emits the charges and checks of p's points, and reports
+// whether the function's entry is checked.
+func (f *fileEmitter) emitPoints(p *FuncPlan, id int, self string, yield, push bool) (entryChecked bool) {
 	// who is the function a check's sample shows on top of the stack:
 	// a function that pushed itself is already there (nil); a leaf or a
 	// range-over-func body names itself. At entry the pending instructions
@@ -184,7 +237,6 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 		}
 		return pre, post
 	}
-	push := !p.Leaf && !yield
 	// The final checks of returns and breaks inside range-over-func loop
 	// bodies (within this function's statements) sample with the stack
 	// cut at the depth in rangeDepth: a function's own, or a loop body's
@@ -193,20 +245,6 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	rangeDepth, rangeDepthUsed := depthVar, false
 	if yield {
 		rangeDepth = fmt.Sprintf("%s%d", bodyDepthVar, id)
-	}
-	f.lateFinal = map[*ast.ReturnStmt]string{}
-	f.pending = map[token.Pos]*pendingStmt{}
-	f.pendingOrder = nil
-	f.valueCases = map[*ast.CaseClause]*valueDispatch{}
-	f.bound = map[*ast.SwitchStmt]bool{}
-	f.valueOrder = nil
-	entryChecked := false
-	chains := f.branchChains(p)
-	f.ticked = make(map[ast.Expr]*branchChain)
-	for _, ch := range chains {
-		for _, e := range ch.rhs {
-			f.ticked[e] = ch
-		}
 	}
 	for _, at := range p.order {
 		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
@@ -230,26 +268,12 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	if yield && rangeDepthUsed {
 		f.Insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("%s := %s.Depth(); _ = %s; ", rangeDepth, counterAlias, rangeDepth))
 	}
-	for _, ch := range chains {
-		f.emitBranchTicks(ch)
-	}
-	if push && !entryChecked && !p.LateEntry {
-		// Every push follows an entry check: at granularity 0 the counter
-		// relies on it (see counter.Agent's Sample).
-		f.Insert(p.Body.Lbrace+1, rankStmt, check{pre: true, entry: self}.stmt())
-	}
-	for _, cl := range f.valueOrder {
-		d := f.valueCases[cl]
-		f.Insert(cl.Colon+1, rankStmt, d.stmt(f))
-	}
-	if ps := f.pending[p.Body.Lbrace+1]; yield && ps != nil {
-		// What is pending where a range-over-func body starts was run by
-		// the iterator: the checks there (of any block that lands there)
-		// sample in its name.
-		ps.preWho = "nil"
-	}
-	f.bulkCharges(p)
-	// Charges that land on the same spot become one statement.
+	return entryChecked
+}
+
+// emitPending writes the charges and checks that land on each spot as one
+// statement.
+func (f *fileEmitter) emitPending() {
 	for _, pos := range f.pendingOrder {
 		ps := f.pending[pos]
 		if ps == nil {
@@ -265,6 +289,10 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			f.Insert(pos, rank, ps.prefix+text)
 		}
 	}
+}
+
+// emitStack declares the accumulator and emits the push and the pops.
+func (f *fileEmitter) emitStack(p *FuncPlan, self string, push bool) {
 	if p.Local {
 		f.Insert(p.Body.Lbrace+1, rankDecl, fmt.Sprintf("var %s int64; _ = %s; ", localVar, localVar))
 	}
@@ -303,25 +331,26 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 			f.emitLateFinal(p, r, "")
 		}
 	}
-	if yield {
-		// A range-over-func body returns to the iterator wherever it
-		// leaves the body: what it counted since its last check is
-		// sampled there, in its own name, not at the iterator's next
-		// check.
-		check := fmt.Sprintf("if %s.DueP() { %s.S(%s) }; ", counterAlias, counterAlias, self)
-		var label string
-		if r, ok := p.Fn.Syntax().(*ast.RangeStmt); ok {
-			label = f.labels[r]
-		}
-		for _, e := range bodyExits(p.Body, true, label) {
-			// A return or branch inside nested range-over-func loops
-			// leaves the innermost body first: its check comes first.
-			rank := rankExit + min(inRange[e], rankRangeReturn-rankExit-1)
-			f.Insert(e.Pos(), rank, check)
-		}
-		if !isTerminating(lastStmt(p.Body)) {
-			f.Insert(p.Body.Rbrace, rankExit, "; "+check)
-		}
+}
+
+// emitBodyExits checks where a range-over-func body returns to its
+// iterator: wherever it leaves the body, what it counted since its last
+// check is sampled there, in its own name, not at the iterator's next
+// check.
+func (f *fileEmitter) emitBodyExits(p *FuncPlan, self string) {
+	check := fmt.Sprintf("if %s.DueP() { %s.S(%s) }; ", counterAlias, counterAlias, self)
+	var label string
+	if r, ok := p.Fn.Syntax().(*ast.RangeStmt); ok {
+		label = f.labels[r]
+	}
+	for _, e := range bodyExits(p.Body, true, label) {
+		// A return or branch inside nested range-over-func loops
+		// leaves the innermost body first: its check comes first.
+		rank := rankExit + min(p.RangeExits[e], rankRangeReturn-rankExit-1)
+		f.Insert(e.Pos(), rank, check)
+	}
+	if !isTerminating(lastStmt(p.Body)) {
+		f.Insert(p.Body.Rbrace, rankExit, "; "+check)
 	}
 }
 
