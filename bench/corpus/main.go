@@ -7,6 +7,7 @@
 //
 //	go run ./bench/corpus [-quick] [-modules a,b] [-modes off,sample,exact]
 //	    [-go go1.27.3] [-kprof PATH] [-timeout 10m] [-o REPORT.md]
+//	go run ./bench/corpus -bench [-benchtime 20x] [-count 5] [-benchtimeout 4m] [-modules a,b] [-o REPORT.md]
 //
 // Run it from the repository root. Without -kprof it builds cmd/kprof
 // from the repository's HEAD commit. Modules and their dependencies come
@@ -39,6 +40,10 @@ func main() {
 	out := flag.String("o", "", "write the Markdown report to this file (rewritten after each module)")
 	work := flag.String("work", "", "scratch directory, kept (default: a temporary one, removed)")
 	list := flag.Bool("list", false, "print the corpus and exit")
+	benchFlag := flag.Bool("bench", false, "benchmark determinism: run each module's benchmarks with kprof test -count times and compare instructions/op")
+	benchtime := flag.String("benchtime", "20x", "-bench mode: -benchtime of kprof test")
+	count := flag.Int("count", 5, "-bench mode: -count of kprof test")
+	benchTimeout := flag.Duration("benchtimeout", 4*time.Minute, "-bench mode: limit of one module's kprof test -bench (its build is under -timeout)")
 	strict := flag.Bool("strict", false, "exit 1 if kprof test fails, in any mode, on a module whose plain go test passes")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench/corpus [flags]")
@@ -83,7 +88,7 @@ func main() {
 	}
 	commit, _ := gitOutput("rev-parse", "--short", "HEAD")
 	kprof := *kprofFlag
-	if kprof == "" && len(modes) > 0 {
+	if kprof == "" && (len(modes) > 0 || *benchFlag) {
 		progressf("building kprof from %s at %s", repo, commit)
 		if kprof, err = buildKprof(repo, filepath.Join(dir, "kprof")); err != nil {
 			fatalf("%v", err)
@@ -104,6 +109,10 @@ func main() {
 		env = append(env, "GOTOOLCHAIN="+*goFlag)
 	}
 	r := &runner{kprof: kprof, self: self, work: dir, env: env, timeout: *timeout, maxRSS: *maxRSS * 1024}
+	if *benchFlag {
+		runBench(r, modules, commit, *goFlag, *benchtime, *count, *benchTimeout, *out)
+		return
+	}
 	rep := &Report{
 		Date:      time.Now(),
 		Nproc:     runtime.NumCPU(),
@@ -139,6 +148,37 @@ func main() {
 			}
 		}
 	}
+}
+
+// runBench is the -bench mode: each module's benchmarks, instructions/op
+// compared across count runs.
+func runBench(r *runner, modules []Module, commit, toolchain, benchtime string, count int, benchTimeout time.Duration, out string) {
+	rep := &BenchReport{
+		Date:      time.Now(),
+		Nproc:     runtime.NumCPU(),
+		GoVersion: goVersion(r),
+		Toolchain: toolchain,
+		Command:   commandLine(),
+		Commit:    commit,
+		Benchtime: benchtime,
+		Count:     count,
+		Timeout:   benchTimeout,
+		Total:     len(modules),
+	}
+	start := time.Now()
+	for i, m := range modules {
+		progressf("[%d/%d] %s (elapsed %s)", i+1, len(modules), m.Name(), time.Since(start).Round(time.Second))
+		rep.Results = append(rep.Results, measureBench(r, m, benchtime, count, benchTimeout, start))
+		if out != "" {
+			if err := writeBenchReport(rep, out); err != nil {
+				fatalf("%v", err)
+			}
+		}
+	}
+	if out == "" {
+		rep.Markdown(os.Stdout)
+	}
+	progressf("%s; done in %s", rep.Summary(), time.Since(start).Round(time.Second))
 }
 
 // measure prepares m and runs its tests, plain and with kprof in each

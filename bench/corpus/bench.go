@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// The -bench mode: per module, kprof test -run '^$' -bench . -benchtime
+// 20x -count 5, and whether each benchmark's instructions/op is the same
+// in all runs (issue 23).
+
+// metricUnit is the unit kprof test adds to every benchmark line.
+const metricUnit = "instructions/op"
+
+// Benchmark verdicts.
+const (
+	benchIdentical  = "identical"
+	benchDiffers    = "differs"
+	benchNoMetric   = "no instructions/op"
+	benchIncomplete = "incomplete" // fewer lines than -count (a timeout, a failure)
+)
+
+// A BenchStat is one benchmark's lines in one kprof test run.
+type BenchStat struct {
+	Pkg    string    // pkg: of its lines
+	Name   string    // full name, with the -GOMAXPROCS suffix
+	Lines  int       // result lines seen
+	Values []float64 // instructions/op of the lines that have it, in order
+}
+
+// Key is the package and name, as a report lists it.
+func (s *BenchStat) Key() string {
+	if s.Pkg == "" {
+		return "Benchmark" + s.Name
+	}
+	return s.Pkg + " Benchmark" + s.Name
+}
+
+// Verdict compares the benchmark's values over count runs.
+func (s *BenchStat) Verdict(count int) string {
+	switch {
+	case len(s.Values) == 0:
+		return benchNoMetric
+	case len(s.Values) < count || s.Lines < count:
+		return benchIncomplete
+	}
+	for _, v := range s.Values[1:] {
+		if v != s.Values[0] {
+			return benchDiffers
+		}
+	}
+	return benchIdentical
+}
+
+// Values formats the values, comma-separated.
+func (s *BenchStat) values() string {
+	var f []string
+	for _, v := range s.Values {
+		f = append(f, strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	return strings.Join(f, ", ")
+}
+
+// parseBench reads go test -bench output with benchfmt and gathers each
+// benchmark's lines, in the order benchmarks first appear.
+func parseBench(out []byte) ([]*BenchStat, error) {
+	var stats []*BenchStat
+	byKey := map[string]*BenchStat{}
+	r := benchfmt.NewReader(bytes.NewReader(out), "output")
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue // unit metadata, or a line that is not a result
+		}
+		pkg := ""
+		if i, ok := res.ConfigIndex("pkg"); ok {
+			pkg = string(res.Config[i].Value)
+		}
+		s := &BenchStat{Pkg: pkg, Name: string(res.Name.Full())}
+		if old := byKey[s.Key()]; old != nil {
+			s = old
+		} else {
+			byKey[s.Key()] = s
+			stats = append(stats, s)
+		}
+		s.Lines++
+		for _, v := range res.Values {
+			if v.Unit == metricUnit {
+				s.Values = append(s.Values, v.Value)
+				break
+			}
+		}
+	}
+	return stats, r.Err()
+}
+
+// A BenchResult is the -bench mode's measure of one module.
+type BenchResult struct {
+	Module Module
+	Setup  string // why the module could not be prepared
+	Status string // of the kprof test -bench command
+	Wall   time.Duration
+	Errors []string // first lines of a failure
+	Stats  []*BenchStat
+}
+
+// count is how many of r's benchmarks have each verdict.
+func (r *BenchResult) count(runs int) map[string]int {
+	n := map[string]int{}
+	for _, s := range r.Stats {
+		n[s.Verdict(runs)]++
+	}
+	return n
+}
+
+// A BenchReport is a -bench corpus run.
+type BenchReport struct {
+	Date      time.Time
+	Nproc     int
+	GoVersion string
+	Toolchain string
+	Command   string
+	Commit    string
+	Benchtime string
+	Count     int
+	Timeout   time.Duration // of one module's kprof test -bench
+	Total     int           // modules planned
+	Results   []BenchResult
+}
+
+// benchArgs is kprof test's arguments for m's benchmarks. m.Flags'
+// -skip, which names tests, gives way to m.BenchSkip.
+func benchArgs(m Module, benchtime string, count int, timeout time.Duration) []string {
+	args := []string{"test", "-run", "^$", "-bench", ".", "-benchtime=" + benchtime,
+		"-count=" + strconv.Itoa(count), "-timeout", timeout.String()}
+	return append(args, benchTargets(m)...)
+}
+
+// benchTargets is m's flags for its benchmarks and its packages.
+func benchTargets(m Module) []string {
+	var args []string
+	for i := 0; i < len(m.Flags); i++ {
+		if m.Flags[i] == "-skip" {
+			i++
+			continue
+		}
+		args = append(args, m.Flags[i])
+	}
+	if m.BenchSkip != "" {
+		args = append(args, "-skip", m.BenchSkip)
+	}
+	return append(args, m.Pkgs...)
+}
+
+// measureBench prepares m, builds its instrumented test binaries (under
+// the general -timeout) and runs its benchmarks under benchTimeout.
+func measureBench(r *runner, m Module, benchtime string, count int, benchTimeout time.Duration, start time.Time) BenchResult {
+	res := BenchResult{Module: m}
+	dir, _, err := r.prepare(m)
+	if err != nil {
+		res.Setup = err.Error()
+		progressf("  setup failed: %s", firstLines([]byte(res.Setup), 3))
+		return res
+	}
+	// KPROF_MODE is left unset: sample mode, kprof test's default.
+	build := r.run(dir, nil, r.kprof, append([]string{"test", "-run", "^$", "-exec", r.self}, benchTargets(m)...)...)
+	progressf("  build        %-7s %6.1f s (elapsed %s)", build.status(), build.wall.Seconds(), time.Since(start).Round(time.Second))
+	if build.err != nil {
+		res.Status, res.Wall, res.Errors = statusBuild, build.wall, failureLines(build.output, 8)
+		return res
+	}
+	testTimeout := benchTimeout - benchTimeout/10
+	br := *r
+	br.timeout = benchTimeout
+	args := benchArgs(m, benchtime, count, testTimeout)
+	args = append(args[:1], append([]string{"-exec", r.self}, args[1:]...)...)
+	o := br.run(dir, nil, r.kprof, args...)
+	res.Status, res.Wall = o.status(), o.wall
+	if o.err != nil {
+		res.Errors = failureLines(o.output, 8)
+	}
+	res.Stats, err = parseBench(o.output)
+	if err != nil {
+		res.Errors = append(res.Errors, "parse: "+err.Error())
+	}
+	n := res.count(count)
+	progressf("  bench        %-7s %6.1f s  %d benchmarks, %d identical, %d differ (elapsed %s)",
+		res.Status, o.wall.Seconds(), len(res.Stats), n[benchIdentical], n[benchDiffers], time.Since(start).Round(time.Second))
+	return res
+}
+
+// Summary is the report's summary line.
+func (rep *BenchReport) Summary() string {
+	ident, total := 0, 0
+	for _, r := range rep.Results {
+		n := r.count(rep.Count)
+		ident += n[benchIdentical]
+		total += len(r.Stats)
+	}
+	return fmt.Sprintf("%d of %d benchmarks identical across %d runs", ident, total, rep.Count)
+}
+
+// Markdown writes the -bench report.
+func (rep *BenchReport) Markdown(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# kprof: instructions/op across runs on the corpus' benchmarks\n\n")
+	if len(rep.Results) < rep.Total {
+		fmt.Fprintf(&b, "**PARTIAL: %d of %d modules ran.**\n\n", len(rep.Results), rep.Total)
+	}
+	toolchain := rep.Toolchain
+	if toolchain == "" {
+		toolchain = "default"
+	}
+	fmt.Fprintf(&b, "- Date: %s\n", rep.Date.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc), %s (GOTOOLCHAIN %s)\n", rep.Nproc, rep.GoVersion, toolchain)
+	fmt.Fprintf(&b, "- Command: `%s`\n", rep.Command)
+	fmt.Fprintf(&b, "- kprof: commit %s\n", rep.Commit)
+	fmt.Fprintf(&b, "- Per module: `kprof test -run '^$' -bench . -benchtime=%s -count=%d` on its packages, KPROF_MODE unset (sample), limited to %s\n\n",
+		rep.Benchtime, rep.Count, rep.Timeout)
+	fmt.Fprintf(&b, "**%s.**", rep.Summary())
+	var noMetric, incomplete, noBench int
+	for _, r := range rep.Results {
+		n := r.count(rep.Count)
+		noMetric += n[benchNoMetric]
+		incomplete += n[benchIncomplete]
+		if r.Setup == "" && r.Status != statusBuild && len(r.Stats) == 0 {
+			noBench++
+		}
+	}
+	fmt.Fprintf(&b, " Without instructions/op: %d; with fewer than %d lines: %d; modules without benchmarks: %d.\n\n",
+		noMetric, rep.Count, incomplete, noBench)
+
+	b.WriteString("| module | packages | status | time | benchmarks | identical | differ | no instructions/op | incomplete |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range rep.Results {
+		m := r.Module
+		pkgs := "`" + strings.Join(m.Pkgs, " ") + "`"
+		if m.BenchSkip != "" {
+			pkgs += " `-skip " + m.BenchSkip + "`"
+		}
+		status := r.Status
+		switch {
+		case r.Setup != "":
+			status = "**setup failed**"
+		case len(r.Stats) == 0 && r.Status == statusPass:
+			status = "pass, no benchmarks"
+		case r.Status != statusPass:
+			status = "**" + r.Status + "**"
+		}
+		n := r.count(rep.Count)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d |\n", m.Name(), pkgs, status, secs(r.Wall),
+			len(r.Stats), n[benchIdentical], n[benchDiffers], n[benchNoMetric], n[benchIncomplete])
+	}
+
+	for _, verdict := range []string{benchDiffers, benchIncomplete, benchNoMetric} {
+		var lines []string
+		for _, r := range rep.Results {
+			for _, s := range r.Stats {
+				if s.Verdict(rep.Count) == verdict {
+					lines = append(lines, fmt.Sprintf("- `%s` (%s): %d lines; instructions/op %s", s.Key(), r.Module.Name(), s.Lines, s.values()))
+				}
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "\n## Benchmarks: %s\n\n%s\n", verdict, strings.Join(lines, "\n"))
+		}
+	}
+
+	var fails []string
+	for _, r := range rep.Results {
+		switch {
+		case r.Setup != "":
+			fails = append(fails, fmt.Sprintf("### %s: setup\n\n```\n%s\n```\n", r.Module.Name(), firstLines([]byte(r.Setup), 8)))
+		case r.Status != statusPass:
+			fails = append(fails, fmt.Sprintf("### %s: %s\n\n```\n%s\n```\n", r.Module.Name(), r.Status, strings.Join(r.Errors, "\n")))
+		}
+	}
+	if len(fails) > 0 {
+		fmt.Fprintf(&b, "\n## Failures\n\n%s", strings.Join(fails, "\n"))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeBenchReport(rep *BenchReport, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.Markdown(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cannedBench is kprof test -bench output over two packages: one
+// benchmark identical in all runs, one that differs, one without
+// instructions/op, one that ran only twice.
+const cannedBench = `goos: linux
+goarch: amd64
+pkg: example.com/a
+cpu: Test CPU
+BenchmarkSame-2   	      20	       512.0 ns/op	      3188 instructions/op
+BenchmarkSame-2   	      20	       498.0 ns/op	      3188 instructions/op
+BenchmarkSame-2   	      20	       530.0 ns/op	      3188 instructions/op
+BenchmarkParse/small/fastjson-2         	      20	       100.0 ns/op	      3188 instructions/op
+BenchmarkParse/small/fastjson-2         	      20	       101.0 ns/op	      3188 instructions/op
+BenchmarkParse/small/fastjson-2         	      20	       102.0 ns/op	      3191 instructions/op
+Unit instructions/op assume=exact
+PASS
+ok  	example.com/a	1.234s
+pkg: example.com/b
+BenchmarkSame-2   	      20	       10.0 ns/op	       7 instructions/op
+BenchmarkSame-2   	      20	       10.0 ns/op	       7 instructions/op
+BenchmarkSame-2   	      20	       10.0 ns/op	       7 instructions/op
+BenchmarkPlain-2  	      20	       10.0 ns/op
+BenchmarkPlain-2  	      20	       10.0 ns/op
+BenchmarkPlain-2  	      20	       10.0 ns/op
+BenchmarkCut-2    	      20	       10.0 ns/op	       9 instructions/op
+BenchmarkCut-2    	      20	       10.0 ns/op	       9 instructions/op
+*** Test killed: ran too long (3m36s).
+FAIL	example.com/b	216.0s
+`
+
+func TestParseBench(t *testing.T) {
+	stats, err := parseBench([]byte(cannedBench))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		key, verdict string
+		values       []float64
+	}
+	wants := []want{
+		{"example.com/a BenchmarkSame-2", benchIdentical, []float64{3188, 3188, 3188}},
+		{"example.com/a BenchmarkParse/small/fastjson-2", benchDiffers, []float64{3188, 3188, 3191}},
+		{"example.com/b BenchmarkSame-2", benchIdentical, []float64{7, 7, 7}},
+		{"example.com/b BenchmarkPlain-2", benchNoMetric, nil},
+		{"example.com/b BenchmarkCut-2", benchIncomplete, []float64{9, 9}},
+	}
+	if len(stats) != len(wants) {
+		t.Fatalf("%d benchmarks, want %d", len(stats), len(wants))
+	}
+	for i, w := range wants {
+		s := stats[i]
+		if s.Key() != w.key || s.Lines != 3 && w.verdict != benchIncomplete || !slices.Equal(s.Values, w.values) {
+			t.Errorf("benchmark %d = %s, %d lines, %v; want %s, 3 lines, %v", i, s.Key(), s.Lines, s.Values, w.key, w.values)
+		}
+		if v := s.Verdict(3); v != w.verdict {
+			t.Errorf("%s: verdict %q, want %q", s.Key(), v, w.verdict)
+		}
+	}
+	// One value, one run: identical by itself.
+	if v := (&BenchStat{Lines: 1, Values: []float64{1}}).Verdict(1); v != benchIdentical {
+		t.Errorf("single run: %q", v)
+	}
+}
+
+func TestBenchArgs(t *testing.T) {
+	m := Module{Path: "example.com/m", Pkgs: []string{".", "./x"},
+		Flags: []string{"-skip", "^TestX$", "-vet=off"}, BenchSkip: "^BenchmarkSlow$"}
+	got := strings.Join(benchArgs(m, "20x", 5, 3*time.Minute), " ")
+	want := "test -run ^$ -bench . -benchtime=20x -count=5 -timeout 3m0s -vet=off -skip ^BenchmarkSlow$ . ./x"
+	if got != want {
+		t.Errorf("benchArgs = %q\nwant %q", got, want)
+	}
+}
+
+func TestBenchReport(t *testing.T) {
+	stats, err := parseBench([]byte(cannedBench))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &BenchReport{
+		Date: time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC), Nproc: 2, GoVersion: "go version go1.26.8 linux/amd64",
+		Command: "go run ./bench/corpus -bench", Commit: "abc1234", Benchtime: "20x", Count: 3,
+		Timeout: 4 * time.Minute, Total: 4,
+		Results: []BenchResult{
+			{Module: Module{Path: "example.com/a", Version: "v1.0.0", Pkgs: []string{"./..."}}, Status: statusTimeout, Wall: time.Second, Stats: stats},
+			{Module: Module{Path: "example.com/c", Version: "v1.0.0", Pkgs: []string{"."}}, Status: statusPass},
+			{Module: Module{Path: "example.com/d", Version: "v1.0.0", Pkgs: []string{"."}}, Setup: "go mod download: no"},
+		},
+	}
+	var b strings.Builder
+	if err := rep.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"**PARTIAL: 3 of 4 modules ran.**",
+		"- Date: 2026-11-26 02:00 UTC",
+		"- kprof: commit abc1234",
+		"**2 of 5 benchmarks identical across 3 runs.**",
+		"Without instructions/op: 1; with fewer than 3 lines: 1; modules without benchmarks: 1.",
+		"| example.com/a@v1.0.0 | `./...` | **timeout** | 1.0 s | 5 | 2 | 1 | 1 | 1 |",
+		"| example.com/c@v1.0.0 | `.` | pass, no benchmarks |",
+		"## Benchmarks: differs",
+		"- `example.com/a BenchmarkParse/small/fastjson-2` (example.com/a@v1.0.0): 3 lines; instructions/op 3188, 3188, 3191",
+		"- `example.com/b BenchmarkCut-2` (example.com/a@v1.0.0): 2 lines; instructions/op 9, 9",
+		"### example.com/d@v1.0.0: setup",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(md)
+	}
+}
