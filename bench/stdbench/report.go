@@ -441,6 +441,8 @@ func mib(kb int64) string {
 
 func ns(v float64) string {
 	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%.3g s", v/1e9)
 	case v >= 1e6:
 		return fmt.Sprintf("%.3g ms", v/1e6)
 	case v >= 1e3:
