@@ -646,7 +646,23 @@ func (g *gstate) merge(src *gstate, free bool) {
 // not depend on whether a goroutine finished before the program did.
 // Called at program exit; the running goroutines' own trees are only
 // read.
-func (a *CCT) FlushRunning() {
+func (a *CCT) FlushRunning() { a.flushRunning(false) }
+
+// Snapshot returns the profile of everything counted so far, the running
+// goroutines' instructions since their last sample included (as
+// FlushRunning takes them), while the program goes on: the tails are
+// claimed with the world stopped and no goroutine in the middle of a
+// sample or of its exit, so that none is counted twice or lost. Two
+// snapshots' difference is what the program counted in between.
+func (a *CCT) Snapshot(meta overlap.Meta) *overlap.Profile {
+	a.flushRunning(true)
+	return a.Profile(meta)
+}
+
+// flushRunning is FlushRunning; with stop, the tails are claimed with the
+// world stopped (a running program: its goroutines' counters and last
+// contexts change while they run).
+func (a *CCT) flushRunning(stop bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	m := a.merged
@@ -658,8 +674,20 @@ func (a *CCT) FlushRunning() {
 	// FlushOthers holds; those claiming without it finish first.
 	a.flushing.Store(true)
 	defer a.flushing.Store(false)
-	for a.exiting.Load() != 0 {
-		runtime.Gosched()
+	restart := func() {}
+	for {
+		for a.exiting.Load() != 0 {
+			runtime.Gosched()
+		}
+		if !stop {
+			break
+		}
+		restart = a.stopped()
+		if a.exiting.Load() == 0 {
+			break
+		}
+		restart()
+		restart = func() {}
 	}
 	counter.FlushOthers(func(stack []*Func, n int64, local unsafe.Pointer) {
 		m.total += n
@@ -670,6 +698,7 @@ func (a *CCT) FlushRunning() {
 		}
 		unsampledN += n
 	})
+	restart()
 	if unsampledN > 0 {
 		m.child(&m.root, &unsampled).instr += unsampledN
 	}

@@ -13,6 +13,9 @@
 //	KPROF_BENCH_PROFILES
 //	              directory for one profile per benchmark (kprof test --profile):
 //	              what the agent recorded while the benchmark's timer ran
+//	KPROF_HTTP    ADDR: serve live profiles at http://ADDR/debug/kprof/ (agent.ServeLive);
+//	              unset: no server, no goroutine, no listener
+//	KPROF_LABELS  k=v,…: labels of the program, in its pprof profiles' comments
 //
 // An invalid value stops the program before main with exit status 2.
 package auto
@@ -35,6 +38,18 @@ import (
 
 func init() {
 	set, out, err := settings(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kprof:", err)
+		os.Exit(2)
+	}
+	// (Not counted: a program's profile is the same with or without the
+	// live settings' code.)
+	var addr string
+	var labels []string
+	agent.Suspend(func() { addr, labels, err = liveSettings(os.Getenv) })
+	if err == nil && addr != "" && set.Mode == "off" {
+		err = fmt.Errorf("KPROF_HTTP=%q: KPROF_MODE=off has no profile to serve", addr)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kprof:", err)
 		os.Exit(2)
@@ -67,6 +82,18 @@ func init() {
 			if err := p.WriteFile(out); err != nil {
 				fmt.Fprintln(os.Stderr, "kprof: writing profile:", err)
 			}
+		})
+	}
+	if addr != "" {
+		// Listening here, before main: a bad or busy address stops the
+		// program as other invalid settings do.
+		agent.Suspend(func() {
+			l := agent.NewLive(a, meta, append(buildLabels(), labels...))
+			if err := agent.ServeLive(addr, l); err != nil {
+				fmt.Fprintf(os.Stderr, "kprof: KPROF_HTTP=%q: %v\n", addr, err)
+				os.Exit(2)
+			}
+			agent.SetLive(l)
 		})
 	}
 	agent.AtExit(func() { write(true) })
@@ -151,4 +178,34 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 		out = filepath.Join(getenv("KPROF_OUT_DIR"), strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")+".kprof")
 	}
 	return set, out, nil
+}
+
+// liveSettings reads KPROF_HTTP and KPROF_LABELS, each label "k=v".
+func liveSettings(getenv func(string) string) (addr string, labels []string, err error) {
+	addr = getenv("KPROF_HTTP")
+	if v := getenv("KPROF_LABELS"); v != "" {
+		for _, kv := range strings.Split(v, ",") {
+			k, _, ok := strings.Cut(kv, "=")
+			if !ok || strings.TrimSpace(k) == "" {
+				return "", nil, fmt.Errorf("KPROF_LABELS=%q: want k=v,… (%q)", v, kv)
+			}
+			labels = append(labels, strings.TrimSpace(kv))
+		}
+	}
+	return addr, labels, nil
+}
+
+// buildLabels returns the program's own labels: program, version (its
+// main module's, from the build information), goos and goarch.
+func buildLabels() []string {
+	version := "(unknown)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	return []string{
+		"program=" + strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"),
+		"version=" + version,
+		"goos=" + runtime.GOOS,
+		"goarch=" + runtime.GOARCH,
+	}
 }

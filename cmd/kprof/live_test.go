@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+	"github.com/kprof/kprof/agent"
+	"github.com/kprof/kprof/overlap"
+)
+
+// freeAddr returns a loopback address with a port free at the time.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// get returns the body of a GET of url, failing on any status but 200.
+func get(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %v\n%s", url, resp.Status, err, b)
+	}
+	return b
+}
+
+// TestLiveHTTP: a kprof-built HTTP server, with KPROF_HTTP, serves delta
+// profiles that go tool pprof and the pprof package read, in which the
+// request handler appears; two consecutive windows add up to the
+// difference of the snapshots around them; the server answers its
+// requests while snapshots are taken.
+func TestLiveHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds net/http instrumented")
+	}
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/liveserver")
+
+	t.Run("bad address", func(t *testing.T) {
+		busy, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer busy.Close()
+		for _, tc := range []struct{ env, want string }{
+			{"KPROF_HTTP=nonsense", `kprof: KPROF_HTTP="nonsense": want HOST:PORT`},
+			{"KPROF_HTTP=" + busy.Addr().String(), `kprof: KPROF_HTTP="` + busy.Addr().String() + `": listen tcp ` + busy.Addr().String() + `: bind: address already in use`},
+			{"KPROF_LABELS=env", `kprof: KPROF_LABELS="env": want k=v,…`},
+		} {
+			out, err := runCmd(t.TempDir(), []string{tc.env}, bin)
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 2 {
+				t.Errorf("%s: %v, want exit status 2", tc.env, err)
+			}
+			if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, tc.want) {
+				t.Errorf("%s: output %q, want one line starting %q", tc.env, out, tc.want)
+			}
+		}
+	})
+
+	kaddr, app := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(bin, app)
+	out := t.TempDir() + "/live.kprof"
+	cmd.Env = append(os.Environ(), "KPROF_MODE=exact", "KPROF_HTTP="+kaddr, "KPROF_OUT="+out, "KPROF_LABELS=env=test,team=kprof")
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("server output:\n%s", log.String())
+		}
+	}()
+	base := "http://" + kaddr + "/debug/kprof/"
+	for i := 0; ; i++ {
+		resp, err := http.Get(base)
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if i == 100 {
+			t.Fatalf("the kprof endpoint does not answer: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if idx := string(get(t, base)); !strings.Contains(idx, "profile?seconds=30") || !strings.Contains(idx, "env=test") {
+		t.Errorf("index page:\n%s", idx)
+	}
+
+	// load sends n requests, four at a time, and checks every answer.
+	const perRequest = 500
+	want := fmt.Sprintln(perRequest * (perRequest + 1) * (2*perRequest + 1) / 6)
+	load := func(n int) {
+		var wg sync.WaitGroup
+		reqs := make(chan struct{})
+		for range 4 {
+			wg.Go(func() {
+				for range reqs {
+					resp, err := http.Get(fmt.Sprintf("http://%s/work?n=%d", app, perRequest))
+					if err != nil {
+						t.Error(err)
+						continue
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if string(b) != want {
+						t.Errorf("/work answered %q, want %q", b, want)
+					}
+				}
+			})
+		}
+		for range n {
+			reqs <- struct{}{}
+		}
+		close(reqs)
+		wg.Wait()
+	}
+	load(10) // net/http's first-use work out of the way
+
+	snapshot := func() *overlap.Profile {
+		p, err := overlap.Parse(bytes.NewReader(get(t, base+"snapshot?format=kprof")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// window fetches a delta of secs seconds, running n requests in it
+	// (they take well under its length), and returns it parsed.
+	window := func(secs, n int) *profile.Profile {
+		var body []byte
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			resp, err := http.Get(fmt.Sprintf("%sprofile?seconds=%d", base, secs))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			body, _ = io.ReadAll(resp.Body)
+		}()
+		time.Sleep(300 * time.Millisecond) // the window's first snapshot is taken
+		start := time.Now()
+		load(n)
+		if d := time.Since(start); d > time.Duration(secs)*time.Second/2 {
+			t.Logf("the load took %v of the %ds window", d, secs)
+		}
+		<-done
+		p, err := profile.Parse(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("window: %v", err)
+		}
+		if err := p.CheckValid(); err != nil {
+			t.Fatalf("window: %v", err)
+		}
+		return p
+	}
+	// in returns the instructions a pprof profile counts in fn (flat),
+	// and whether fn is on any sample's stack.
+	in := func(p *profile.Profile, fn string) (flat int64, seen bool) {
+		for _, s := range p.Sample {
+			for i, l := range s.Location {
+				if l.Line[0].Function.Name == fn {
+					seen = true
+					if i == 0 {
+						flat += s.Value[1]
+					}
+				}
+			}
+		}
+		return flat, seen
+	}
+
+	a := snapshot()
+	w1 := window(2, 40)
+	w2 := window(1, 0)
+	b := snapshot()
+	if _, ok := in(w1, "main.handleWork"); !ok {
+		t.Errorf("main.handleWork is not in the window's profile")
+	}
+	if !strings.Contains(strings.Join(w1.Comments, "\n"), "env=test") || len(w1.SampleType) != 2 || w1.SampleType[1].Type != "instructions" {
+		t.Errorf("window: comments %q, sample types %v", w1.Comments, w1.SampleType)
+	}
+	// The work of the 40 requests is in the first window and nowhere
+	// else: the windows add up to the snapshots' difference.
+	f1, _ := in(w1, "main.squares")
+	f2, _ := in(w2, "main.squares")
+	var ab int64
+	for _, s := range agent.Delta(a, b).Flat() {
+		if s.Func.Name == "main.squares" {
+			ab = s.Self
+		}
+	}
+	if f1+f2 != ab || f2 != 0 || f1 == 0 || f1%40 != 0 {
+		t.Errorf("main.squares: windows %d + %d, snapshots' difference %d; want equal, all in the first, 40 equal requests", f1, f2, ab)
+	}
+
+	// go tool pprof as the client, under load until it is done (the go
+	// command may first build it).
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				load(8)
+			}
+		}
+	}()
+	top, err := runCmd("", []string{"PPROF_TMPDIR=" + t.TempDir()}, "go", "tool", "pprof", "-top", base+"profile?seconds=2")
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, top)
+	}
+	if !strings.Contains(top, "main.handleWork") || !strings.Contains(top, "Type: instructions") {
+		t.Errorf("go tool pprof -top does not list main.handleWork:\n%s", top)
+	}
+}
