@@ -288,7 +288,7 @@ func TestQuick(t *testing.T) {
 	}
 	dir := t.TempDir()
 	kprof := filepath.Join(dir, "kprof")
-	if out, err := exec.Command("go", "build", "-o", kprof, "../../cmd/kprof").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-trimpath", "-o", kprof, "../../cmd/kprof").CombinedOutput(); err != nil {
 		t.Fatalf("go build kprof: %v\n%s", err, out)
 	}
 	md, js := filepath.Join(dir, "quick.md"), filepath.Join(dir, "quick.json")
