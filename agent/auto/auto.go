@@ -16,6 +16,9 @@
 //	KPROF_HTTP    ADDR: serve live profiles at http://ADDR/debug/kprof/ (agent.ServeLive);
 //	              unset: no server, no goroutine, no listener
 //	KPROF_LABELS  k=v,…: labels of the program, in its pprof profiles' comments
+//	KPROF_INTERVAL
+//	              D (60s, 5m): also write what was counted in each interval to
+//	              <KPROF_OUT without .kprof>.<n>.kprof, n from 1, the last at exit
 //
 // An invalid value stops the program before main with exit status 2.
 package auto
@@ -31,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/kprof/kprof/agent"
 	"github.com/kprof/kprof/overlap"
@@ -46,9 +50,18 @@ func init() {
 	// live settings' code.)
 	var addr string
 	var labels []string
-	agent.Suspend(func() { addr, labels, err = liveSettings(os.Getenv) })
+	var every time.Duration
+	agent.Suspend(func() {
+		addr, labels, err = liveSettings(os.Getenv)
+		if err == nil {
+			every, err = intervalSetting(os.Getenv)
+		}
+	})
 	if err == nil && addr != "" && set.Mode == "off" {
 		err = fmt.Errorf("KPROF_HTTP=%q: KPROF_MODE=off has no profile to serve", addr)
+	}
+	if err == nil && every != 0 && set.Mode == "off" {
+		err = fmt.Errorf("KPROF_INTERVAL=%q: KPROF_MODE=off has no profile to write", os.Getenv("KPROF_INTERVAL"))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kprof:", err)
@@ -64,6 +77,10 @@ func init() {
 		agent.SetRecorder(benchRecorder{a, dir})
 	}
 	var once sync.Once
+	var per *periodic
+	if every != 0 {
+		per = startPeriodic(a, out, every)
+	}
 	// exiting: the program ends (agent.AtExit); after a signal, a program
 	// that handles it itself goes on.
 	write := func(exiting bool) {
@@ -81,6 +98,9 @@ func init() {
 			p := a.Profile(meta())
 			if err := p.WriteFile(out); err != nil {
 				fmt.Fprintln(os.Stderr, "kprof: writing profile:", err)
+			}
+			if per != nil {
+				per.last(p)
 			}
 		})
 	}

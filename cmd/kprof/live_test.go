@@ -67,8 +67,10 @@ func TestLiveHTTP(t *testing.T) {
 			{"KPROF_HTTP=nonsense", `kprof: KPROF_HTTP="nonsense": want HOST:PORT`},
 			{"KPROF_HTTP=" + busy.Addr().String(), `kprof: KPROF_HTTP="` + busy.Addr().String() + `": listen tcp ` + busy.Addr().String() + `: bind: address already in use`},
 			{"KPROF_LABELS=env", `kprof: KPROF_LABELS="env": want k=v,…`},
+			{"KPROF_INTERVAL=10ms", `kprof: KPROF_INTERVAL="10ms": want a duration of at least 1s`},
+			{"KPROF_MODE=off\x00KPROF_HTTP=127.0.0.1:0", `kprof: KPROF_HTTP="127.0.0.1:0": KPROF_MODE=off has no profile to serve`},
 		} {
-			out, err := runCmd(t.TempDir(), []string{tc.env}, bin)
+			out, err := runCmd(t.TempDir(), strings.Split(tc.env, "\x00"), bin)
 			ee, ok := err.(*exec.ExitError)
 			if !ok || ee.ExitCode() != 2 {
 				t.Errorf("%s: %v, want exit status 2", tc.env, err)
@@ -78,6 +80,8 @@ func TestLiveHTTP(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("interval", func(t *testing.T) { testInterval(t, bin) })
 
 	kaddr, app := freeAddr(t), freeAddr(t)
 	cmd := exec.Command(bin, app)
@@ -241,5 +245,91 @@ func TestLiveHTTP(t *testing.T) {
 	}
 	if !strings.Contains(top, "main.handleWork") || !strings.Contains(top, "Type: instructions") {
 		t.Errorf("go tool pprof -top does not list main.handleWork:\n%s", top)
+	}
+}
+
+// testInterval: KPROF_INTERVAL writes one valid delta profile per
+// interval and one at the end, numbered from 1, which add up to the
+// end-of-run profile.
+func testInterval(t *testing.T, bin string) {
+	dir := t.TempDir()
+	app := freeAddr(t)
+	cmd := exec.Command(bin, app)
+	cmd.Env = append(os.Environ(), "KPROF_MODE=exact", "KPROF_INTERVAL=1s", "KPROF_OUT="+dir+"/s.kprof")
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	work := func() {
+		for i := 0; ; i++ {
+			resp, err := http.Get("http://" + app + "/work?n=100")
+			if err == nil {
+				resp.Body.Close()
+				return
+			}
+			if i == 100 {
+				t.Fatalf("the server does not answer: %v", err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for time.Since(start) < 2500*time.Millisecond {
+		work()
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	end, err := overlap.ParseFile(dir + "/s.kprof")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	var parts []*overlap.Profile
+	for n := 1; ; n++ {
+		p, err := overlap.ParseFile(fmt.Sprintf("%s/s.%d.kprof", dir, n))
+		if os.IsNotExist(err) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	// Two whole intervals at least (2.5 s at 1 s), and the last one.
+	if len(parts) < 3 {
+		t.Fatalf("%d interval profiles, want at least 3", len(parts))
+	}
+	t.Logf("%d interval profiles", len(parts))
+	sum, err := overlap.Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := func(p *overlap.Profile) map[string][3]int64 {
+		m := map[string][3]int64{}
+		p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+			if n.Samples == 0 && n.Instructions == 0 && n.Calls == 0 {
+				return
+			}
+			var k []string
+			for _, f := range stack {
+				k = append(k, f.Name)
+			}
+			m[strings.Join(k, ";")] = [3]int64{n.Samples, n.Instructions, n.Calls}
+		})
+		return m
+	}
+	got, want := counts(sum), counts(end)
+	if len(got) != len(want) || sum.TotalInstructions != end.TotalInstructions || sum.TotalSamples != end.TotalSamples {
+		t.Errorf("merged intervals: %d contexts, totals %d/%d; end of run: %d contexts, totals %d/%d",
+			len(got), sum.TotalInstructions, sum.TotalSamples, len(want), end.TotalInstructions, end.TotalSamples)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: merged intervals %v, end of run %v", k, got[k], v)
+		}
 	}
 }

@@ -1,0 +1,79 @@
+package auto
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kprof/kprof/agent"
+	"github.com/kprof/kprof/overlap"
+)
+
+// intervalSetting reads KPROF_INTERVAL: a Go duration of at least a
+// second, or unset (0).
+func intervalSetting(getenv func(string) string) (time.Duration, error) {
+	v := getenv("KPROF_INTERVAL")
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("KPROF_INTERVAL=%q: want a duration of at least 1s (60s, 5m)", v)
+	}
+	return d, nil
+}
+
+// periodic writes one delta profile per interval: what the program
+// counted since the previous one, to <out stem>.<n>.kprof (n from 1),
+// each file written atomically (overlap's WriteFile). The last one, at
+// the end of the run, holds what was counted since the previous one, so
+// that the files add up to the run's profile.
+type periodic struct {
+	a    *agent.CCT
+	stem string
+	mu   sync.Mutex
+	prev *overlap.Profile
+	n    int
+	done bool
+}
+
+func startPeriodic(a *agent.CCT, out string, every time.Duration) *periodic {
+	p := &periodic{a: a, stem: strings.TrimSuffix(out, ".kprof"), prev: &overlap.Profile{Root: &overlap.Node{}}}
+	// Not counted: the program's profile is the same with or without it.
+	go agent.Suspend(func() {
+		for next := time.Now().Add(every); ; next = next.Add(every) {
+			time.Sleep(time.Until(next))
+			p.mu.Lock()
+			if p.done {
+				p.mu.Unlock()
+				return
+			}
+			p.write(a.Snapshot(meta()))
+			p.mu.Unlock()
+		}
+	})
+	return p
+}
+
+// write writes the delta of cur since the previous profile. The caller
+// holds p.mu.
+func (p *periodic) write(cur *overlap.Profile) {
+	p.n++
+	path := fmt.Sprintf("%s.%d.kprof", p.stem, p.n)
+	if err := agent.Delta(p.prev, cur).WriteFile(path); err != nil {
+		fmt.Fprintln(os.Stderr, "kprof: writing interval profile:", err)
+	}
+	p.prev = cur
+}
+
+// last writes the delta of the run's profile, at its end, and stops.
+func (p *periodic) last(final *overlap.Profile) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.done {
+		p.done = true
+		p.write(final)
+	}
+}
