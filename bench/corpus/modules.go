@@ -100,12 +100,7 @@ var corpus = []Module{
 	{Path: "github.com/valyala/fastjson", Version: "v1.6.10", Pkgs: []string{"./..."}, Traits: "go 1.24; parser, sync.Pool"},
 	{Path: "github.com/klauspost/compress", Version: "v1.20.4", Pkgs: []string{"./huff0", "./fse", "./zlib", "./gzip"}, Traits: "go 1.25; assembly, goroutines"},
 	{Path: "golang.org/x/sync", Version: "v0.25.0", Pkgs: []string{"./..."}, Traits: "go 1.26; many goroutines"},
-	{Path: "golang.org/x/crypto", Version: "v0.59.0", Pkgs: []string{"./blake2b", "./chacha20", "./chacha20poly1305", "./curve25519", "./poly1305", "./argon2"},
-		// 18 Argon2 benchmarks, each hashing with 32 or 64 MB of memory
-		// 3 to 5 times over: 1890 hashes at -benchtime 20x -count 5,
-		// minutes natively, far over -benchtimeout instrumented.
-		BenchSkip: "^BenchmarkArgon2",
-		Traits:    "go 1.26; assembly"},
+	{Path: "golang.org/x/crypto", Version: "v0.59.0", Pkgs: []string{"./blake2b", "./chacha20", "./chacha20poly1305", "./curve25519", "./poly1305", "./argon2"}, Traits: "go 1.26; assembly"},
 }
 
 // quick is the fast subset that CI runs (-quick): a module without
