@@ -269,11 +269,12 @@ type CCT struct {
 	scratch *gstate
 
 	recording atomic.Bool
-	// flushing is set while FlushRunning claims the tails of the running
-	// goroutines; exiting counts the ending goroutines that claim their
-	// own without the runtime's lock (exit).
-	flushing atomic.Bool
-	exiting  atomic.Int64
+	// exiting counts the goroutines between the start and the end of
+	// their claim (exit), which a snapshot that stops the world waits
+	// for. Function-style atomics: sync/atomic's methods are Go code,
+	// counted (and checked) in -nondeterministic builds, and a check
+	// that fires in the agent ends the period the claim measures.
+	exiting int64
 }
 
 // NewCCT returns a calling-context-tree agent with the given settings.
@@ -670,20 +671,16 @@ func (a *CCT) flushRunning(stop bool) {
 	// notes what it took in each goroutine's state, and the contexts are
 	// made below.
 	var unsampledN int64
-	// Ending goroutines claim with the runtime's lock from here on, which
-	// FlushOthers holds; those claiming without it finish first.
-	a.flushing.Store(true)
-	defer a.flushing.Store(false)
 	restart := func() {}
 	for {
-		for a.exiting.Load() != 0 {
+		for atomic.LoadInt64(&a.exiting) != 0 {
 			runtime.Gosched()
 		}
 		if !stop {
 			break
 		}
 		restart = a.stopped()
-		if a.exiting.Load() == 0 {
+		if atomic.LoadInt64(&a.exiting) == 0 {
 			break
 		}
 		restart()
@@ -756,18 +753,13 @@ func (a *CCT) exit(claim func() int64, n int64) {
 	}
 	g.busy = true
 	if claim != nil {
-		// Only FlushRunning claims other goroutines' tails: outside it the
-		// goroutine claims its own without the runtime's lock of all
-		// goroutines, which claim takes. (Sequentially consistent
-		// atomics: FlushRunning sees exiting, or this sees flushing.)
-		a.exiting.Add(1)
-		if a.flushing.Load() {
-			a.exiting.Add(-1)
-			n = claim()
-		} else {
-			n = counter.ClaimOwn()
-			a.exiting.Add(-1)
-		}
+		// The runtime's claim, under its lock of all goroutines, so that
+		// FlushRunning and an ending goroutine never both take a tail.
+		// (Claiming without the lock, counter.ClaimOwn, gave negative
+		// totals in -nondeterministic builds: TestNondeterministic.)
+		atomic.AddInt64(&a.exiting, 1)
+		n = claim()
+		atomic.AddInt64(&a.exiting, -1)
 	}
 	rec := a.recording.Load()
 	g.total += n

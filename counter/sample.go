@@ -472,20 +472,6 @@ type SlotReuser interface {
 	ReusesSlots()
 }
 
-// ClaimOwn ends the calling goroutine's period, as it exits, and returns
-// the instructions it counted in it, without the lock of all goroutines
-// that the claim ExitClaim is given takes (KprofClaimPending): for an
-// agent that keeps its ExitClaim from running at the same time as its
-// call of FlushOthers itself (with atomics: the counter, which every
-// package may import, imports none).
-func ClaimOwn() int64 {
-	s := st()
-	n := s.Gran - s.Count
-	s.Done += n
-	s.Count = s.Gran
-	return n
-}
-
 // ExitClaimer is implemented by agents that take an exiting goroutine's
 // unsampled instructions themselves: ExitClaim calls claim (once, under
 // the lock that also guards FlushOthers' callers) and handles the result
