@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -122,16 +121,10 @@ func (r *BenchResult) count(runs int) map[string]int {
 
 // A BenchReport is a -bench corpus run.
 type BenchReport struct {
-	Date      time.Time
-	Nproc     int
-	GoVersion string
-	Toolchain string
-	Command   string
-	Commit    string
+	Header
 	Benchtime string
 	Count     int
 	Timeout   time.Duration // of one module's kprof test -bench
-	Total     int           // modules planned
 	Results   []BenchResult
 }
 
@@ -210,18 +203,7 @@ func (rep *BenchReport) Summary() string {
 // Markdown writes the -bench report.
 func (rep *BenchReport) Markdown(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# kprof: instructions/op across runs on the corpus' benchmarks\n\n")
-	if len(rep.Results) < rep.Total {
-		fmt.Fprintf(&b, "**PARTIAL: %d of %d modules ran.**\n\n", len(rep.Results), rep.Total)
-	}
-	toolchain := rep.Toolchain
-	if toolchain == "" {
-		toolchain = "default"
-	}
-	fmt.Fprintf(&b, "- Date: %s\n", rep.Date.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc), %s (GOTOOLCHAIN %s)\n", rep.Nproc, rep.GoVersion, toolchain)
-	fmt.Fprintf(&b, "- Command: `%s`\n", rep.Command)
-	fmt.Fprintf(&b, "- kprof: commit %s\n", rep.Commit)
+	rep.header(&b, "kprof: instructions/op across runs on the corpus' benchmarks", len(rep.Results))
 	fmt.Fprintf(&b, "- Per module: `kprof test -run '^$' -bench . -benchtime=%s -count=%d` on its packages, KPROF_MODE unset (sample), limited to %s\n\n",
 		rep.Benchtime, rep.Count, rep.Timeout)
 	fmt.Fprintf(&b, "**%s.**", rep.Summary())
@@ -287,16 +269,4 @@ func (rep *BenchReport) Markdown(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-func writeBenchReport(rep *BenchReport, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := rep.Markdown(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

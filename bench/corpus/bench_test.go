@@ -86,9 +86,11 @@ func TestBenchReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &BenchReport{
-		Date: time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC), Nproc: 2, GoVersion: "go version go1.26.8 linux/amd64",
-		Command: "go run ./bench/corpus -bench", Commit: "abc1234", Benchtime: "20x", Count: 3,
-		Timeout: 4 * time.Minute, Total: 4,
+		Header: Header{
+			Date: time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC), Nproc: 2, GoVersion: "go version go1.26.8 linux/amd64",
+			Command: "go run ./bench/corpus -bench", Commit: "abc1234", Total: 4,
+		},
+		Benchtime: "20x", Count: 3, Timeout: 4 * time.Minute,
 		Results: []BenchResult{
 			{Module: Module{Path: "example.com/a", Version: "v1.0.0", Pkgs: []string{"./..."}}, Status: statusTimeout, Wall: time.Second, Stats: stats},
 			{Module: Module{Path: "example.com/c", Version: "v1.0.0", Pkgs: []string{"."}}, Status: statusPass},

@@ -113,22 +113,13 @@ func main() {
 		runBench(r, modules, commit, *goFlag, *benchtime, *count, *benchTimeout, *out)
 		return
 	}
-	rep := &Report{
-		Date:      time.Now(),
-		Nproc:     runtime.NumCPU(),
-		GoVersion: goVersion(r),
-		Toolchain: *goFlag,
-		Command:   commandLine(),
-		Commit:    commit,
-		Modes:     modes,
-		Total:     len(modules),
-	}
+	rep := &Report{Header: newHeader(r, *goFlag, commit, len(modules)), Modes: modes}
 	start := time.Now()
 	for i, m := range modules {
 		progressf("[%d/%d] %s (elapsed %s)", i+1, len(modules), m.Name(), time.Since(start).Round(time.Second))
 		rep.Results = append(rep.Results, measure(r, m, modes, start))
 		if *out != "" {
-			if err := writeReport(rep, *out); err != nil {
+			if err := writeMarkdown(*out, rep); err != nil {
 				fatalf("%v", err)
 			}
 		}
@@ -154,23 +145,17 @@ func main() {
 // compared across count runs.
 func runBench(r *runner, modules []Module, commit, toolchain, benchtime string, count int, benchTimeout time.Duration, out string) {
 	rep := &BenchReport{
-		Date:      time.Now(),
-		Nproc:     runtime.NumCPU(),
-		GoVersion: goVersion(r),
-		Toolchain: toolchain,
-		Command:   commandLine(),
-		Commit:    commit,
+		Header:    newHeader(r, toolchain, commit, len(modules)),
 		Benchtime: benchtime,
 		Count:     count,
 		Timeout:   benchTimeout,
-		Total:     len(modules),
 	}
 	start := time.Now()
 	for i, m := range modules {
 		progressf("[%d/%d] %s (elapsed %s)", i+1, len(modules), m.Name(), time.Since(start).Round(time.Second))
 		rep.Results = append(rep.Results, measureBench(r, m, benchtime, count, benchTimeout, start))
 		if out != "" {
-			if err := writeBenchReport(rep, out); err != nil {
+			if err := writeMarkdown(out, rep); err != nil {
 				fatalf("%v", err)
 			}
 		}
@@ -262,18 +247,6 @@ func parseModes(s string) ([]string, error) {
 	return modes, nil
 }
 
-func writeReport(rep *Report, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := rep.Markdown(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 func goVersion(r *runner) string {
 	o := r.run(r.work, nil, "go", "version")
 	if o.err != nil {
@@ -299,4 +272,17 @@ func progressf(format string, args ...any) {
 func fatalf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "corpus: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// newHeader describes this run of total modules.
+func newHeader(r *runner, toolchain, commit string, total int) Header {
+	return Header{
+		Date:      time.Now(),
+		Nproc:     runtime.NumCPU(),
+		GoVersion: goVersion(r),
+		Toolchain: toolchain,
+		Command:   commandLine(),
+		Commit:    commit,
+		Total:     total,
+	}
 }

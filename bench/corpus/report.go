@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -53,15 +54,50 @@ type Result struct {
 
 // A Report is a corpus run: its setting and its results.
 type Report struct {
+	Header
+	Modes   []string
+	Results []Result
+}
+
+// Header is what a report says of the run that made it.
+type Header struct {
 	Date      time.Time
 	Nproc     int
 	GoVersion string // go version under the run's GOTOOLCHAIN
 	Toolchain string // GOTOOLCHAIN of the run, "" for the default
 	Command   string
 	Commit    string // kprof commit
-	Modes     []string
-	Total     int // modules planned: the report is partial below that
-	Results   []Result
+	Total     int    // modules planned: the report is partial below that
+}
+
+// header writes a report's title and the run's lines; ran is the number
+// of modules that ran.
+func (r *Header) header(b *bytes.Buffer, title string, ran int) {
+	fmt.Fprintf(b, "# %s\n\n", title)
+	if ran < r.Total {
+		fmt.Fprintf(b, "**PARTIAL: %d of %d modules ran.**\n\n", ran, r.Total)
+	}
+	toolchain := r.Toolchain
+	if toolchain == "" {
+		toolchain = "default"
+	}
+	fmt.Fprintf(b, "- Date: %s\n", r.Date.UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(b, "- Machine: %d CPUs (nproc), %s (GOTOOLCHAIN %s)\n", r.Nproc, r.GoVersion, toolchain)
+	fmt.Fprintf(b, "- Command: `%s`\n", r.Command)
+	fmt.Fprintf(b, "- kprof: commit %s\n", r.Commit)
+}
+
+// writeMarkdown writes a report to the file path.
+func writeMarkdown(path string, rep interface{ Markdown(io.Writer) error }) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.Markdown(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // ratio is kprof's wall time over plain go test's for a mode, or 0 when
@@ -183,18 +219,7 @@ func (m Module) packages() string {
 func (rep *Report) Markdown(w io.Writer) error {
 	var b bytes.Buffer
 	modes := rep.Modes
-	fmt.Fprintf(&b, "# kprof on a corpus of real modules\n\n")
-	if len(rep.Results) < rep.Total {
-		fmt.Fprintf(&b, "**PARTIAL: %d of %d modules ran.**\n\n", len(rep.Results), rep.Total)
-	}
-	toolchain := rep.Toolchain
-	if toolchain == "" {
-		toolchain = "default"
-	}
-	fmt.Fprintf(&b, "- Date: %s\n", rep.Date.UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "- Machine: %d CPUs (nproc), %s (GOTOOLCHAIN %s)\n", rep.Nproc, rep.GoVersion, toolchain)
-	fmt.Fprintf(&b, "- Command: `%s`\n", rep.Command)
-	fmt.Fprintf(&b, "- kprof: commit %s\n", rep.Commit)
+	rep.header(&b, "kprof on a corpus of real modules", len(rep.Results))
 	fmt.Fprintf(&b, "- Modes: KPROF_MODE=%s\n\n", strings.Join(modes, ", "))
 
 	b.WriteString(`Each module's source is copied from the module cache to a directory ending

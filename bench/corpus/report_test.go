@@ -16,13 +16,15 @@ func fakeReport() *Report {
 		return &Run{Status: statusPass, Wall: time.Duration(s * float64(time.Second)), TestRSS: rss, TreeRSS: 2 * rss}
 	}
 	return &Report{
-		Date:      time.Date(2026, 11, 26, 1, 2, 0, 0, time.UTC),
-		Nproc:     2,
-		GoVersion: "go version go1.26.8 linux/amd64",
-		Command:   "go run ./bench/corpus -modules a,b,c",
-		Commit:    "abc1234",
-		Modes:     []string{"off", "sample", "exact"},
-		Total:     4,
+		Header: Header{
+			Date:      time.Date(2026, 11, 26, 1, 2, 0, 0, time.UTC),
+			Nproc:     2,
+			GoVersion: "go version go1.26.8 linux/amd64",
+			Command:   "go run ./bench/corpus -modules a,b,c",
+			Commit:    "abc1234",
+			Total:     4,
+		},
+		Modes: []string{"off", "sample", "exact"},
 		Results: []Result{
 			{
 				Module: Module{Path: "example.com/a", Version: "v1.0.0", Pkgs: []string{"./..."}},
