@@ -273,8 +273,9 @@ type CCT struct {
 	// their claim (exit), which a snapshot that stops the world waits
 	// for. Function-style atomics: sync/atomic's methods are Go code,
 	// counted (and checked) in -nondeterministic builds, and a check
-	// that fires in the agent ends the period the claim measures.
-	exiting int64
+	// that fires in the agent ends the period the claim measures. 32
+	// bits: a 64-bit field need not be aligned for atomics on 386.
+	exiting int32
 }
 
 // NewCCT returns a calling-context-tree agent with the given settings.
@@ -673,14 +674,14 @@ func (a *CCT) flushRunning(stop bool) {
 	var unsampledN int64
 	restart := func() {}
 	for {
-		for atomic.LoadInt64(&a.exiting) != 0 {
+		for atomic.LoadInt32(&a.exiting) != 0 {
 			runtime.Gosched()
 		}
 		if !stop {
 			break
 		}
 		restart = a.stopped()
-		if atomic.LoadInt64(&a.exiting) == 0 {
+		if atomic.LoadInt32(&a.exiting) == 0 {
 			break
 		}
 		restart()
@@ -757,9 +758,9 @@ func (a *CCT) exit(claim func() int64, n int64) {
 		// FlushRunning and an ending goroutine never both take a tail.
 		// (Claiming without the lock, counter.ClaimOwn, gave negative
 		// totals in -nondeterministic builds: TestNondeterministic.)
-		atomic.AddInt64(&a.exiting, 1)
+		atomic.AddInt32(&a.exiting, 1)
 		n = claim()
-		atomic.AddInt64(&a.exiting, -1)
+		atomic.AddInt32(&a.exiting, -1)
 	}
 	rec := a.recording.Load()
 	g.total += n
