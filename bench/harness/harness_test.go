@@ -196,6 +196,21 @@ func TestRender(t *testing.T) {
 			Pprof: []PprofResult{{Hz: 100, Samples: 100, RunToRun: 80, VsMerged: 85}, {Hz: 1000, Samples: 1000, RunToRun: 90, VsMerged: 92}},
 		}},
 	}
+	data := renderReport(t, dir, res)
+	for _, want := range []string{"| overlap with exact profile (geo. mean) | ≥ 97 % | > 90 % | 97.00 % | met |", "| w | 1.00 | 1.10× | 1.50× | 1.20× | 4.00× |", "Missed: exact-mode slowdown (4.0× > 3×)."} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, f := range Figures {
+		checkPNG(t, filepath.Join(dir, FigDir, f))
+	}
+}
+
+// renderReport writes res as dir's raw results, renders the report from
+// them and returns it.
+func renderReport(t *testing.T, dir string, res *Results) []byte {
+	t.Helper()
 	if err := writeRaw(dir, res); err != nil {
 		t.Fatal(err)
 	}
@@ -206,12 +221,5 @@ func TestRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| overlap with exact profile (geo. mean) | ≥ 97 % | > 90 % | 97.00 % | met |", "| w | 1.00 | 1.10× | 1.50× | 1.20× | 4.00× |", "Missed: exact-mode slowdown (4.0× > 3×)."} {
-		if !bytes.Contains(data, []byte(want)) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
-	for _, f := range Figures {
-		checkPNG(t, filepath.Join(dir, FigDir, f))
-	}
+	return data
 }

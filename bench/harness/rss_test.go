@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -40,16 +38,7 @@ func TestMemoryTable(t *testing.T) {
 					Pprof:  []PprofResult{{Hz: 100, Samples: 100, RunToRun: 80, VsMerged: 85}, {Hz: 1000, Samples: 1000, RunToRun: 90, VsMerged: 92}},
 				}},
 			}
-			if err := writeRaw(dir, res); err != nil {
-				t.Fatal(err)
-			}
-			if err := Render(dir); err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(filepath.Join(dir, ReportName))
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := renderReport(t, dir, res)
 			if got := bytes.Contains(data, []byte(tc.want)); got == tc.absent {
 				t.Errorf("report has %q: %v, want %v", tc.want, got, !tc.absent)
 			}
