@@ -248,6 +248,9 @@ func (f *fileEmitter) emitPoints(p *FuncPlan, id int, self string, yield, push b
 	}
 	for _, at := range p.order {
 		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
+		if p.ExitEntry[at] {
+			c.exitEntry = self
+		}
 		if p.Lazy && at.Kind != atFuncEntry {
 			// (At entry it has not pushed itself.)
 			c.depth = depthVar
@@ -364,7 +367,11 @@ type check struct {
 	loose           bool // the pre check bounds time only (counter.SL)
 	preWho, postWho string
 	entry           string
-	local           bool // the function accumulates charges in localVar (FuncPlan.Local)
+	// exitEntry is set for a final check that stands for the function's
+	// entry check too (FuncPlan.ExitEntry): its slow path takes the
+	// caller's part first and counts the call (counter.SED).
+	exitEntry string
+	local     bool // the function accumulates charges in localVar (FuncPlan.Local)
 	flush           bool // local: a call or a wait follows; flush localVar into the count
 	// depth: the function pushes itself lazily (FuncPlan.Lazy); depth names
 	// the variable holding the depth at its entry, and a check's sample
@@ -401,7 +408,8 @@ func (c check) stmt() string {
 	}
 	switch {
 	case c.post:
-		fmt.Fprintf(&b, "if %s.D(%d) { %s }; ", counterAlias, c.n, c.finalSample())
+		n := strconv.FormatInt(c.n, 10)
+		fmt.Fprintf(&b, "if %s.D(%s) { %s }; ", counterAlias, n, c.finalSample(n))
 	case c.n != 0:
 		b.WriteString(chargeText(false, strconv.FormatInt(c.n, 10)))
 	}
@@ -417,8 +425,12 @@ func chargeText(local bool, amount string) string {
 	return fmt.Sprintf("%s.C(%s); ", counterAlias, amount)
 }
 
-// finalSample returns the slow path of c's final check (c.post).
-func (c check) finalSample() string {
+// finalSample returns the slow path of c's final check (c.post), which
+// charged amount.
+func (c check) finalSample(amount string) string {
+	if c.exitEntry != "" {
+		return fmt.Sprintf("%s.SED(%s, %s, %s)", counterAlias, c.exitEntry, amount, c.name(c.postWho))
+	}
 	if c.inRange != "" {
 		return fmt.Sprintf("%s.SD(%s, %s)", counterAlias, c.postWho, c.inRange)
 	}
@@ -478,11 +490,11 @@ func (c check) localStmt() string {
 	}
 	switch {
 	case c.post:
-		if c.n == 0 {
-			fmt.Fprintf(&b, "if %s.D(%s) { %s }; ", counterAlias, localVar, c.finalSample())
-		} else {
-			fmt.Fprintf(&b, "if %s.D(%s + %d) { %s }; ", counterAlias, localVar, c.n, c.finalSample())
+		amount := localVar
+		if c.n != 0 {
+			amount = fmt.Sprintf("%s + %d", localVar, c.n)
 		}
+		fmt.Fprintf(&b, "if %s.D(%s) { %s }; ", counterAlias, amount, c.finalSample(amount))
 	case c.n != 0:
 		b.WriteString(chargeText(true, strconv.FormatInt(c.n, 10)))
 	}
@@ -552,7 +564,7 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 	}
 	ps.flush = ps.flush || c.flush
 	if c.post {
-		ps.post, ps.postWho, ps.inRange = true, c.postWho, c.inRange
+		ps.post, ps.postWho, ps.inRange, ps.exitEntry = true, c.postWho, c.inRange, c.exitEntry
 	}
 }
 
@@ -1106,13 +1118,7 @@ func (f *fileEmitter) lateFinalOK(p *FuncPlan, r *ast.ReturnStmt) bool {
 	if len(r.Results) == 0 || len(r.Results) != res.Len() {
 		return false
 	}
-	ticks := false
-	for _, at := range p.order {
-		if at.Kind == tickExpr && at.Node.Pos() >= r.Results[0].Pos() && at.Node.End() <= r.End() {
-			ticks = true
-		}
-	}
-	if !ticks {
+	if !p.resultTicks(r) {
 		return false
 	}
 	names, ok := f.resultTypes(p)

@@ -51,6 +51,14 @@ type FuncPlan struct {
 	// push, and its paths that never push are small leaves' (see
 	// lateEntry).
 	LateEntry bool
+	// ExitEntry are the final checks that also stand for the function's
+	// entry check: where a small leaf that accumulates, or a path of a
+	// late-entry function that never pushes, returns or panics. Nothing
+	// was checked or flushed since entry there, so one test of the count
+	// after the flush of all the function ran takes the caller's pending
+	// instructions (in the caller's context, counting the call) and then
+	// the function's own (counter.SED).
+	ExitEntry map[Point]bool
 	// PopByCount: the function pushes at entry and pops by decrementing
 	// the depth where it returns (counter.Pop), keeping no saved depth
 	// (see "Pops" in the package documentation).
@@ -85,10 +93,8 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	pl.landBlocks()
 	pl.planPush()
 	small := pl.planLocal()
-	if !small {
-		pl.placeChecks()
-		pl.rangeExitChecks()
-	}
+	pl.placeChecks(small)
+	pl.rangeExitChecks()
 	pl.c.mergeLoops(pl.p) // after the checks: the header's check moves too
 	pl.c.placeSwitches(pl.p)
 	return pl.p
@@ -121,8 +127,9 @@ func newPlanner(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn
 		Checks:  make(map[Point]bool),
 		Loose:   make(map[Point]bool),
 		Final:   make(map[Point]bool),
-		Flush:   make(map[Point]bool),
-		Leaf:    isLeaf(fn, opts.Inert, quiet),
+		Flush:     make(map[Point]bool),
+		ExitEntry: make(map[Point]bool),
+		Leaf:      isLeaf(fn, opts.Inert),
 	}
 	// calls reports whether b calls a function that is neither quiet
 	// nor an inert package's that returns promptly (promptCall: not
@@ -214,7 +221,7 @@ func (pl *planner) landBlocks() {
 func (pl *planner) planPush() {
 	p, fn := pl.p, pl.fn
 	if !p.Leaf && !pl.yield && !p.Defers {
-		out := func(b *ssa.BasicBlock) bool { return callsOut(b, pl.opts.Inert, pl.facts.quiet) }
+		out := func(b *ssa.BasicBlock) bool { return callsOut(b, pl.opts.Inert) }
 		if at, after, ok := lazyPush(fn, pl.landed, out); ok {
 			p.Lazy, p.PushAt, pl.pushed = true, at, after
 			p.NoPop, p.NoEndPop = noPops(fn, after)
@@ -259,33 +266,89 @@ func (pl *planner) planLocal() (small bool) {
 	return small
 }
 
+// resultTicks reports whether return statement r's results hold ticks
+// (charges of && and || operands), which run after a final check placed
+// before the statement.
+func (p *FuncPlan) resultTicks(r *ast.ReturnStmt) bool {
+	if len(r.Results) == 0 {
+		return false
+	}
+	for _, at := range p.order {
+		if at.Kind == tickExpr && at.Node.Pos() >= r.Results[0].Pos() && at.Node.End() <= r.End() {
+			return true
+		}
+	}
+	return false
+}
+
+// exprCharges reports whether the function charges inside expressions
+// (ticks of && and || operands and of case values, counter.T and V):
+// those go to the goroutine's count, not to the accumulator (unless
+// kprof's compiler moves them there), so a final check that stands for
+// the entry check too (ExitEntry) could not tell the function's part of
+// what is pending from its caller's.
+func (p *FuncPlan) exprCharges() bool {
+	for _, at := range p.order {
+		if (at.Kind == tickExpr || at.Kind == caseValue) && p.Charges[at] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bodyCalls reports whether b, in a range-over-func loop body, calls a
+// function that may sample: one that calls (calls) or a quiet one. The
+// body, which does not push itself, checks before such a call, in its own
+// name: the callee's entry check would sample it in the iterator's.
+func (pl *planner) bodyCalls(b *ssa.BasicBlock) bool {
+	return pl.calls(b) || callsOut(b, pl.opts.Inert)
+}
+
+// anyBlock reports whether pred holds for a block of fn.
+func anyBlock(fn *ssa.Function, pred func(*ssa.BasicBlock) bool) bool {
+	for _, b := range fn.Blocks {
+		if pred(b) {
+			return true
+		}
+	}
+	return false
+}
+
 // placeChecks places the checks (paper §5.2): blocks that return or panic,
 // loop headers, the entry; then MaxPath (see cuts for calls); and the
-// flushes of a function that accumulates.
-func (pl *planner) placeChecks() {
+// flushes of a function that accumulates. A small leaf (small) that
+// accumulates checks where it returns or panics only (ExitEntry), so that
+// its instructions are sampled in its own name and its calls counted,
+// with one test of the count per call.
+func (pl *planner) placeChecks(small bool) {
 	p, fn, opts, facts := pl.p, pl.fn, pl.opts, pl.facts
 	quiet, calls, cuts, headers, landed, pushed, yield, body := facts.quiet, pl.calls, pl.cuts, pl.headers, pl.landed, pl.pushed, pl.yield, pl.body
 	// What quiet callees run counts towards MaxPath.
 	pathW := withQuietCallees(fn, p.Charged, quiet)
-	p.LateEntry = p.Lazy && p.Local && !facts.checked[fn] && lateEntry(fn, pushed, pathW, headers, calls, opts)
+	p.LateEntry = p.Lazy && p.Local && !facts.checked[fn] && !p.exprCharges() && lateEntry(fn, pushed, pathW, headers, calls, opts)
 	// unpushed reports whether b lies on a path of a late-entry
-	// function that never pushes: such a path is a small leaf's.
-	unpushed := func(b *ssa.BasicBlock) bool { return p.LateEntry && !pushed[b] }
+	// function that never pushes, or of a small leaf that accumulates:
+	// no check precedes it, and its exits check for the entry too.
+	smallLocal := small && p.Local && !p.exprCharges() && !anyBlock(fn, blocks)
+	unpushed := func(b *ssa.BasicBlock) bool { return p.LateEntry && !pushed[b] || smallLocal }
 	need := make(map[*ssa.BasicBlock]bool)
 	cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks
 	for _, b := range fn.Blocks {
 		if _, ok := landed[b]; !ok {
 			continue
 		}
-		callCheck := yield && calls(b)
+		callCheck := yield && pl.bodyCalls(b)
 		cut[b] = cuts(b)
 		// The entry check settles what the caller charged before the
 		// call (checks come before their block's charge), so that it
 		// is not sampled in this function.
 		// A function that accumulates its charges locally flushes
 		// them at checks, so it checks before it may block, too.
-		if terminates(b) && !unpushed(b) || callCheck || headers[b] || b.Index == 0 && !p.LateEntry || p.Local && blocks(b) {
+		if terminates(b) || callCheck || headers[b] || b.Index == 0 && !p.LateEntry && !smallLocal || p.Local && blocks(b) {
 			need[b] = true
+		}
+		if terminates(b) && unpushed(b) {
+			p.ExitEntry[landed[b]] = true
 		}
 		if calls(b) || blocks(b) || terminates(b) && unpushed(b) {
 			p.Flush[landed[b]] = true
@@ -328,7 +391,7 @@ func (pl *planner) placeChecks() {
 		if terminates(b) {
 			p.Final[at] = true
 		}
-		if yield && calls(b) {
+		if yield && pl.bodyCalls(b) {
 			// A range-over-func body does not push itself: a
 			// callee's entry check would sample what the body
 			// charged in the iterator's name. It charges, then

@@ -7,8 +7,9 @@ import (
 )
 
 // TestQuietAcrossPackages plans calls of another package's functions with
-// that package's facts (Options.Quiet): a call of a quiet one is no call,
-// so its caller is a leaf; a function that calls only quiet functions of
+// that package's facts (Options.Quiet): a call of a quiet one needs no
+// check or flush before it (the callee cannot stop the caller), though
+// its caller pushes (the callee samples in its own name, above it); a function that calls only quiet functions of
 // its own package is quiet too; and the package's own quiet functions are
 // its facts (Output.Quiet).
 func TestQuietAcrossPackages(t *testing.T) {
@@ -43,17 +44,26 @@ func loop(n int) int {
 		return n, ok && strings.HasPrefix(name, pkg+".")
 	}
 	_, out := instrumentWith(t, "p.go", []byte(src), opts)
-	leaf := func(out *Output, name string) bool {
+	plan := func(out *Output, name string) *FuncPlan {
 		for _, p := range out.Plans {
 			if p.Name == name {
-				return p.Leaf
+				return p
 			}
 		}
 		t.Fatalf("no plan for %s", name)
-		return false
+		return nil
 	}
-	if !leaf(out, "p.width") {
-		t.Errorf("p.width calls a quiet function of another package: want a leaf")
+	flushes := func(p *FuncPlan) int {
+		n := 0
+		for _, f := range p.Flush {
+			if f {
+				n++
+			}
+		}
+		return n
+	}
+	if p := plan(out, "p.width"); p.Leaf || flushes(p) != 0 {
+		t.Errorf("p.width calls a quiet function of another package: leaf %v, %d flushes; want a function that pushes, with no flush", p.Leaf, flushes(p))
 	}
 	// isNaN: x != x, return. less: its longest path (call, if; call, not,
 	// if; jump; return) with isNaN's twice.
@@ -62,7 +72,7 @@ func loop(n int) int {
 	}
 	// Without the facts, the call stays a call.
 	_, out = instrument(t, "p.go", []byte(src))
-	if leaf(out, "p.width") {
-		t.Errorf("p.width without facts: a leaf, want a function that calls")
+	if p := plan(out, "p.width"); p.Leaf || flushes(p) == 0 {
+		t.Errorf("p.width without facts: leaf %v, %d flushes; want a function that calls and flushes before it", p.Leaf, flushes(p))
 	}
 }

@@ -329,8 +329,8 @@ func packageFacts(byFile [][]*ssa.Function, opts Options) *funcFacts {
 				continue
 			}
 			_, charged := weights(fn)
-			leaf := isLeaf(fn, opts.Inert, f.quiet)
-			out := func(b *ssa.BasicBlock) bool { return callsOut(b, opts.Inert, f.quiet) }
+			leaf := isLeaf(fn, opts.Inert)
+			out := func(b *ssa.BasicBlock) bool { return callsOut(b, opts.Inert) }
 			if _, small := smallLeaf(fn, leaf, charged, &opts); !small && (leaf || !mayEnterLate(fn, out, &opts)) {
 				f.checked[fn] = true
 			}

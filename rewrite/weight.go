@@ -32,19 +32,18 @@ func Weight(b *ssa.BasicBlock) int64 {
 func hasCall(b *ssa.BasicBlock) bool { return callsBut(b, nil) }
 
 // callsOut reports whether b calls a function that may run instrumented
-// code below the caller: any call but of a builtin, of a quiet function,
-// or of a function of an inert package (Options.Inert) that is passed no
-// value through which it could call back.
-func callsOut(b *ssa.BasicBlock, inert func(string) bool, quiet map[*ssa.Function]int64) bool {
-	return callsBut(b, func(c *ssa.CallCommon) bool {
-		return quietCall(c, quiet) >= 0 || inertCall(c, inert)
-	})
+// code below the caller: any call but of a builtin or of a function of an
+// inert package (Options.Inert) that is passed no value through which it
+// could call back. A quiet function (quietFuncs) samples in its own name,
+// with its caller on the stack: a call to one calls out.
+func callsOut(b *ssa.BasicBlock, inert func(string) bool) bool {
+	return callsBut(b, func(c *ssa.CallCommon) bool { return inertCall(c, inert) })
 }
 
 // isLeaf reports whether no block of fn calls out (callsOut).
-func isLeaf(fn *ssa.Function, inert func(string) bool, quiet map[*ssa.Function]int64) bool {
+func isLeaf(fn *ssa.Function, inert func(string) bool) bool {
 	for _, b := range fn.Blocks {
-		if callsOut(b, inert, quiet) {
+		if callsOut(b, inert) {
 			return false
 		}
 	}

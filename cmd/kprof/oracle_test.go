@@ -221,20 +221,30 @@ func TestOldLanguageVersions(t *testing.T) {
 }
 
 // checkOracle builds the program in dir with kprof (only package main
-// instrumented, as the oracle sees only it), runs it in exact mode and
-// compares the profile's total, each function's instructions and calls
-// with the oracle's for language version lang; and the total again with
-// the default options, whose binary it returns.
+// instrumented, as the oracle sees only it), with the default options and
+// with -smallleaf 0 (every function checks at entry), runs each in exact
+// mode and compares the profile's total, each function's instructions and
+// calls with the oracle's for language version lang. It returns the
+// binary built with the default options.
 func checkOracle(t *testing.T, kprofBin, dir, lang string) string {
 	t.Helper()
 	want, per, calls := oracleLang(t, filepath.Join(dir, "main.go"), lang)
-	// -smallleaf 0: every function checks, so that exact mode
-	// attributes each instruction to its own function and a
-	// mismatch can be named.
-	bin := kprofBuild(t, kprofBin, dir, "-pkgs", "main", "-smallleaf", "0")
-	prof := runProfile(t, bin, "exact")
+	var bin string
+	for _, flags := range [][]string{{"-pkgs", "main", "-smallleaf", "0"}, {"-pkgs", "main"}} {
+		bin = kprofBuild(t, kprofBin, dir, flags...)
+		compareOracle(t, runProfile(t, bin, "exact"), fmt.Sprint(flags), want, per, calls)
+	}
+	return bin
+}
+
+// compareOracle compares an exact profile with the oracle's total, each
+// function's instructions and calls. Small leaves, functions the compiler
+// inlines and functions that push lazily included, every function
+// samples in its own name and counts its calls.
+func compareOracle(t *testing.T, prof *overlap.Profile, build string, want int64, per, calls map[string]int64) {
+	t.Helper()
 	if prof.TotalInstructions != want {
-		t.Errorf("exact total %d, oracle %d (δ %+d)", prof.TotalInstructions, want, prof.TotalInstructions-want)
+		t.Errorf("%s: exact total %d, oracle %d (δ %+d)", build, prof.TotalInstructions, want, prof.TotalInstructions-want)
 	}
 	// Each function's own instructions, exactly.
 	got := map[string]int64{}
@@ -243,16 +253,15 @@ func checkOracle(t *testing.T, kprofBin, dir, lang string) string {
 	}
 	for name, n := range per {
 		if got[name] != n {
-			t.Errorf("%s: kprof %d instructions, oracle %d", name, got[name], n)
+			t.Errorf("%s: %s: kprof %d instructions, oracle %d", build, name, got[name], n)
 		}
 	}
 	for name, n := range got {
 		if _, ok := per[name]; !ok && n != 0 {
-			t.Errorf("%s: kprof %d instructions, oracle none", name, n)
+			t.Errorf("%s: %s: kprof %d instructions, oracle none", build, name, n)
 		}
 	}
-	// Calls: every function (range-over-func bodies apart) has an
-	// entry check here, so exact mode counts every call.
+	// Calls (range-over-func bodies apart, which are not calls).
 	gotCalls := map[string]int64{}
 	prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
 		gotCalls[stack[len(stack)-1].Name] += n.Calls
@@ -260,7 +269,7 @@ func checkOracle(t *testing.T, kprofBin, dir, lang string) string {
 	var allCalls int64
 	for name, n := range calls {
 		if !strings.Contains(name, "-range") && gotCalls[name] != n {
-			t.Errorf("%s: %d calls, oracle %d", name, gotCalls[name], n)
+			t.Errorf("%s: %s: %d calls, oracle %d", build, name, gotCalls[name], n)
 		}
 		allCalls += n
 	}
@@ -269,16 +278,8 @@ func checkOracle(t *testing.T, kprofBin, dir, lang string) string {
 	// or MaxPath checks (counter.SL), which would take one per
 	// iteration.
 	if max := 2*allCalls + 1; prof.TotalSamples > max {
-		t.Errorf("exact mode took %d samples for %d calls: more than %d", prof.TotalSamples, allCalls, max)
+		t.Errorf("%s: exact mode took %d samples for %d calls: more than %d", build, prof.TotalSamples, allCalls, max)
 	}
-	// With the default options small leaves get no check, their
-	// instructions go to their callers, and the compiler folds
-	// them into the callers' accumulators: the total stays.
-	bin = kprofBuild(t, kprofBin, dir, "-pkgs", "main")
-	if got := runProfile(t, bin, "exact").TotalInstructions; got != want {
-		t.Errorf("default options: exact total %d, oracle %d (δ %+d)", got, want, got-want)
-	}
-	return bin
 }
 
 // TestExactPathsRangeFunc runs a program whose range-over-func body samples
