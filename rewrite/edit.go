@@ -372,7 +372,7 @@ type check struct {
 	// caller's part first and counts the call (counter.SED).
 	exitEntry string
 	local     bool // the function accumulates charges in localVar (FuncPlan.Local)
-	flush           bool // local: a call or a wait follows; flush localVar into the count
+	flush     bool // local: a call or a wait follows; flush localVar into the count
 	// depth: the function pushes itself lazily (FuncPlan.Lazy); depth names
 	// the variable holding the depth at its entry, and a check's sample
 	// names the function through counter.W.

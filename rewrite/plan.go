@@ -121,12 +121,12 @@ func newPlanner(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn
 	quiet := facts.quiet
 	c := &funcCtx{fn: fn, body: body, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
 	p := &FuncPlan{
-		Fn:      fn,
-		Body:    body,
-		Charges: make(map[Point]int64),
-		Checks:  make(map[Point]bool),
-		Loose:   make(map[Point]bool),
-		Final:   make(map[Point]bool),
+		Fn:        fn,
+		Body:      body,
+		Charges:   make(map[Point]int64),
+		Checks:    make(map[Point]bool),
+		Loose:     make(map[Point]bool),
+		Final:     make(map[Point]bool),
 		Flush:     make(map[Point]bool),
 		ExitEntry: make(map[Point]bool),
 		Leaf:      isLeaf(fn, opts.Inert),
