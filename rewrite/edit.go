@@ -185,9 +185,45 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	f.bulkCharges(p)
 	f.emitPending()
 	f.emitStack(p, self, push)
+	if p.Leaf && !yield || p.Lazy {
+		f.pushBeforePanics(p, self)
+	}
 	if yield {
 		f.emitBodyExits(p, self)
 	}
+}
+
+// pushBeforePanics pushes a function that has not pushed itself before
+// each of its panic statements: the deferred calls the panic runs are
+// called from the frames it unwinds (the Go runtime's stack shows them
+// there), this one included. The frame whose deferred call recovers
+// restores its depth (see "Pops"); a function that pushes lazily may have
+// pushed already, and pushes at the same depth again.
+func (f *fileEmitter) pushBeforePanics(p *FuncPlan, self string) {
+	push := fmt.Sprintf("%s.P(%s); ", counterAlias, self)
+	if p.Lazy {
+		push = fmt.Sprintf("%s.PushAt(%s, %s); ", counterAlias, depthVar, self)
+	}
+	inspectOwn(f.info, p.Body, func(n ast.Node) bool {
+		if st, ok := n.(*ast.ExprStmt); ok && isPanic(f.info, st.X) {
+			f.Insert(st.Pos(), rankPush, push)
+		}
+		return true
+	})
+}
+
+// isPanic reports whether x calls the builtin panic.
+func isPanic(info *types.Info, x ast.Expr) bool {
+	call, ok := ast.Unparen(x).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := info.Uses[id].(*types.Builtin)
+	return ok && b.Name() == "panic"
 }
 
 // funcState is what the emitter keeps for the function it emits.

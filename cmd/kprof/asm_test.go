@@ -222,7 +222,7 @@ func TestFoldedCharges(t *testing.T) {
 	}
 	kprofBin := buildKprof(t)
 	const dir = "../../testdata/progs/folds"
-	want, _, _ := oracleTotal(t, filepath.Join(dir, "main.go"))
+	want := oracleTotal(t, filepath.Join(dir, "main.go")).total
 	// writes returns how many instructions of main.sumSquares write the
 	// count, and how many of them come from sq or cube.
 	writes := func(flags ...string) (all, leaves int) {

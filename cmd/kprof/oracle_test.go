@@ -31,14 +31,24 @@ import (
 // definition applied to an execution, sharing nothing with the instrumenter
 // (no landing points, no charges): an independent oracle for the exact
 // total of the instrumented binary.
-func oracleTotal(t *testing.T, file string) (int64, map[string]int64, map[string]int64) {
+func oracleTotal(t *testing.T, file string) *oracleRun {
 	return oracleLang(t, file, "")
+}
+
+// An oracleRun is what go/ssa/interp's trace of a program says: the total,
+// each function's instructions and calls, and each calling context's
+// (contexts are the counted functions on the stack from the outermost,
+// joined by ";").
+type oracleRun struct {
+	total             int64
+	per, calls        map[string]int64
+	ctxSelf, ctxCalls map[string]int64
 }
 
 // oracleLang is oracleTotal for a program of language version lang ("" for
 // the newest): go/ssa builds loop variables and the rest as that version
 // defines them.
-func oracleLang(t *testing.T, file, lang string) (int64, map[string]int64, map[string]int64) {
+func oracleLang(t *testing.T, file, lang string) *oracleRun {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
@@ -91,13 +101,12 @@ func oracleLang(t *testing.T, file, lang string) (int64, map[string]int64, map[s
 	if err != nil {
 		t.Fatal(err)
 	}
-	var total int64
-	var per, calls map[string]int64
+	var run *oracleRun
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		total, per, calls = countTrace(r, weights, names)
+		run = countTrace(r, weights, names)
 	}()
 	saved := os.Stderr
 	os.Stderr = w
@@ -108,52 +117,104 @@ func oracleLang(t *testing.T, file, lang string) (int64, map[string]int64, map[s
 	if code != 0 {
 		t.Fatalf("%s: interpreter exit code %d", file, code)
 	}
-	return total, per, calls
+	return run
 }
 
-// countTrace sums block weights along an interp trace. "Entering F at …",
-// "Leaving F, resuming G at …" and ".N:" (block N of the current function)
-// are the lines that matter.
-func countTrace(r io.Reader, weights map[string][]int64, names map[string]string) (int64, map[string]int64, map[string]int64) {
-	var total int64
-	per := map[string]int64{}
-	calls := map[string]int64{}
-	var cur []int64
-	var curName string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	fnOf := func(s string) []int64 {
+// countTrace sums block weights along an interp trace. "Entering F at …"
+// (F's frame is pushed), "Leaving F…" (popped: interp prints it from a
+// deferred call, panics too) and ".N:" (block N of the function on top)
+// are the lines that matter. The oracle programs start no goroutine: the
+// trace is one goroutine's.
+//
+// Calling contexts are those of kprof's profile, which differ from
+// interp's stack in two ways, both documented: a range-over-func loop body
+// does not push itself, so what it calls is in its iterator's context
+// (the body's own instructions are in a context of their own); and the
+// deferred calls a panic runs are called from the frames the panic
+// unwinds, which stay on the stack until the deferred call that recovers
+// returns (as the Go runtime's stack shows them), where interp leaves
+// each unwound frame before the deferred calls of the next one run.
+func countTrace(r io.Reader, weights map[string][]int64, names map[string]string) *oracleRun {
+	run := &oracleRun{per: map[string]int64{}, calls: map[string]int64{}, ctxSelf: map[string]int64{}, ctxCalls: map[string]int64{}}
+	type frame struct {
+		weights []int64 // nil: not counted
+		name    string
+		ctx     string // the counted functions down to this one
+		base    string // the context of its callees
+		dying   bool   // unwound by a panic that a deferred call may recover
+		recover bool   // called recover
+	}
+	stack := []frame{{}}
+	panicBase := -1 // while a panic unwinds: the depth of the stack when it began
+	fnName := func(s string) string {
 		if i := strings.Index(s, " at "); i >= 0 {
 			s = s[:i]
 		}
-		s = strings.TrimSuffix(s, ".")
-		curName = names[s]
-		return weights[s]
+		if i := strings.Index(s, ", resuming "); i >= 0 {
+			s = s[:i]
+		}
+		return strings.TrimSuffix(s, ".")
 	}
+	// live returns the index of the topmost frame that is not dying.
+	live := func() int {
+		i := len(stack) - 1
+		for i > 0 && stack[i].dying {
+			i--
+		}
+		return i
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		line := sc.Text()
+		top := &stack[len(stack)-1]
 		switch {
 		case strings.HasPrefix(line, "Entering "):
-			cur = fnOf(strings.TrimPrefix(line, "Entering "))
-			if cur != nil {
-				calls[curName]++
+			fn := fnName(strings.TrimPrefix(line, "Entering "))
+			f := frame{weights: weights[fn], name: names[fn], ctx: top.base, base: top.base}
+			if f.weights != nil {
+				if f.ctx != "" {
+					f.ctx += ";"
+				}
+				f.ctx += f.name
+				if !strings.Contains(f.name, "-range") {
+					f.base = f.ctx
+				}
+				run.calls[f.name]++
+				run.ctxCalls[f.ctx]++
+			}
+			stack = append(stack, f)
+		case strings.HasPrefix(line, "Panicking: "):
+			if panicBase < 0 {
+				panicBase = len(stack)
 			}
 		case strings.HasPrefix(line, "Leaving "):
-			rest := strings.TrimPrefix(line, "Leaving ")
-			if i := strings.Index(rest, ", resuming "); i >= 0 {
-				cur = fnOf(rest[i+len(", resuming "):])
-			} else {
-				cur = nil
+			i := live()
+			if panicBase >= 0 && i < panicBase {
+				stack[i].dying = true // unwound: it stays below the deferred calls
+				continue
 			}
+			recovered := stack[i].recover
+			stack = stack[:i]
+			if recovered && panicBase >= 0 {
+				// The deferred call that recovered returns: the
+				// frames the panic unwound are gone.
+				stack = stack[:live()+1]
+				panicBase = -1
+			}
+		case strings.HasSuffix(line, "= recover()"):
+			top.recover = true
 		case strings.HasPrefix(line, ".") && strings.HasSuffix(line, ":"):
 			n, err := strconv.Atoi(line[1 : len(line)-1])
-			if err == nil && cur != nil && n < len(cur) {
-				total += cur[n]
-				per[curName] += cur[n]
+			if err == nil && top.weights != nil && n < len(top.weights) {
+				w := top.weights[n]
+				run.total += w
+				run.per[top.name] += w
+				run.ctxSelf[top.ctx] += w
 			}
 		}
 	}
-	return total, per, calls
+	return run
 }
 
 // TestExactAgainstOracle builds every testdata program with kprof (only
@@ -228,23 +289,58 @@ func TestOldLanguageVersions(t *testing.T) {
 // binary built with the default options.
 func checkOracle(t *testing.T, kprofBin, dir, lang string) string {
 	t.Helper()
-	want, per, calls := oracleLang(t, filepath.Join(dir, "main.go"), lang)
+	want := oracleLang(t, filepath.Join(dir, "main.go"), lang)
 	var bin string
 	for _, flags := range [][]string{{"-pkgs", "main", "-smallleaf", "0"}, {"-pkgs", "main"}} {
 		bin = kprofBuild(t, kprofBin, dir, flags...)
-		compareOracle(t, runProfile(t, bin, "exact"), fmt.Sprint(flags), want, per, calls)
+		compareOracle(t, runProfile(t, bin, "exact"), fmt.Sprint(flags), want)
 	}
 	return bin
 }
 
+// rangeBody reports whether the context ctx ends in a range-over-func loop
+// body, whose "calls" (one per iteration, from the iterator) kprof does not
+// count.
+func rangeBody(ctx string) bool {
+	return strings.Contains(ctx[strings.LastIndex(ctx, ";")+1:], "-range")
+}
+
 // compareOracle compares an exact profile with the oracle's total, each
-// function's instructions and calls. Small leaves, functions the compiler
-// inlines and functions that push lazily included, every function
-// samples in its own name and counts its calls.
-func compareOracle(t *testing.T, prof *overlap.Profile, build string, want int64, per, calls map[string]int64) {
+// function's instructions and calls, and each calling context's. Small
+// leaves, functions the compiler inlines and functions that push lazily
+// included, every function samples in its own name and context and counts
+// its calls.
+func compareOracle(t *testing.T, prof *overlap.Profile, build string, run *oracleRun) {
 	t.Helper()
+	want, per, calls := run.total, run.per, run.calls
 	if prof.TotalInstructions != want {
 		t.Errorf("%s: exact total %d, oracle %d (δ %+d)", build, prof.TotalInstructions, want, prof.TotalInstructions-want)
+	}
+	// Each calling context's instructions and calls, exactly.
+	ctxSelf, ctxCalls := map[string]int64{}, map[string]int64{}
+	prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		names := make([]string, len(stack))
+		for i, f := range stack {
+			names[i] = f.Name
+		}
+		ctx := strings.Join(names, ";")
+		ctxSelf[ctx] += n.Instructions
+		ctxCalls[ctx] += n.Calls
+	})
+	for _, m := range []struct {
+		what      string
+		got, want map[string]int64
+	}{{"instructions", ctxSelf, run.ctxSelf}, {"calls", ctxCalls, run.ctxCalls}} {
+		for ctx, n := range m.want {
+			if m.got[ctx] != n && !(m.what == "calls" && rangeBody(ctx)) {
+				t.Errorf("%s: context %s: kprof %d %s, oracle %d", build, ctx, m.got[ctx], m.what, n)
+			}
+		}
+		for ctx, n := range m.got {
+			if _, ok := m.want[ctx]; !ok && n != 0 {
+				t.Errorf("%s: context %s: kprof %d %s, oracle none", build, ctx, n, m.what)
+			}
+		}
 	}
 	// Each function's own instructions, exactly.
 	got := map[string]int64{}
