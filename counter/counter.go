@@ -37,7 +37,7 @@
 //	  S(self)          sample: the stack, self on top unless pushed
 //	  SL(self)         S at a loop header or MaxPath check: no context change (exact mode takes none)
 //	  SE(callee)       at a function's entry: what is pending is the caller's
-//	  SED(callee, n, self)  SE then S, for an entry block that returns
+//	  SED(k, callee, n, self)  SE then S, for a small leaf or an entry block that returns (k: see SED)
 //	  SK(k, self), SLK(k, self)  S, SL after charging k
 //	  SD(self, d)      S with the stack cut at depth d (returns inside range-over-func bodies)
 //	the reified stack

@@ -246,17 +246,23 @@ func SE(callee *Func) {
 	leaveAgent(s, n, g)
 }
 
-// SED is the slow path of a function's entry check fused with the final
-// check of its entry block, which returns or panics, n instructions later
-// (n ≥ 0), with no check between them: "if D(n) { SED(callee, n, self) }"
-// is "if Due() { SE(callee) }; if D(n) { S(self) }". The charge made the
-// count due, so the final check is; the entry check was if the count was
-// due before the charge (with n ≥ 0 it never is unless the final check is
-// too).
+// SED is the slow path of a function's entry check fused with its final
+// check, where it returns or panics n instructions later (n ≥ 0: all it
+// ran), with no check between them: "if D(n) { SED(0, callee, n, self) }"
+// is "if Due() { SE(callee) }; if D(n) { S(self) }" (a small leaf, or the
+// entry block of a function that returns). The charge made the count due,
+// so the final check is; the entry check was if the count was due before
+// the charge (with n ≥ 0 it never is unless the final check is too).
+//
+// k is charged first: what a caller accumulated (DueK) when kprof's
+// compiler inlined the function into it and moved its charges to the
+// caller's accumulator (package toolchain, KprofFoldLate); the check then
+// compares the count with the accumulator, and k holds n too.
 //
 //go:noinline
-func SED(callee *Func, n int64, self *Func) {
+func SED(k int64, callee *Func, n int64, self *Func) {
 	s := st()
+	s.Count -= k
 	s.Count += n
 	if s.Count <= 0 {
 		SE(callee)

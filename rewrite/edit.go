@@ -432,7 +432,7 @@ func (c check) stmt() string {
 		// returns, with nothing between them: one test of the count
 		// after the charge (n ≥ 0: the entry check fires only when the
 		// final one does), whose slow path takes each in turn.
-		return fmt.Sprintf("if %s.D(%d) { %s.SED(%s, %d, %s) }; ", counterAlias, c.n, counterAlias, c.entry, c.n, c.postWho)
+		return fmt.Sprintf("if %s.D(%d) { %s.SED(0, %s, %d, %s) }; ", counterAlias, c.n, counterAlias, c.entry, c.n, c.postWho)
 	}
 	switch {
 	case c.pre && c.entry != "":
@@ -465,7 +465,7 @@ func chargeText(local bool, amount string) string {
 // charged amount.
 func (c check) finalSample(amount string) string {
 	if c.exitEntry != "" {
-		return fmt.Sprintf("%s.SED(%s, %s, %s)", counterAlias, c.exitEntry, amount, c.name(c.postWho))
+		return fmt.Sprintf("%s.SED(0, %s, %s, %s)", counterAlias, c.exitEntry, amount, c.name(c.postWho))
 	}
 	if c.inRange != "" {
 		return fmt.Sprintf("%s.SD(%s, %s)", counterAlias, c.postWho, c.inRange)

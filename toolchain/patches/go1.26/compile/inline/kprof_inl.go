@@ -167,13 +167,17 @@ var (
 func KprofFoldLate() {
 	for _, c := range kprofCands {
 		var charges []*ir.InlinedCallExpr
+		var checks []kprofCheck
 		if _, tick := kprofCounterInl[c.res]; tick {
 			charges = []*ir.InlinedCallExpr{c.res}
-		} else if !kprofOnlyCharges(c.res.Body, &charges) || len(charges) == 0 {
+		} else if !kprofOnlyCharges(c.res.Body, &charges, &checks) || len(charges)+len(checks) == 0 {
 			continue
 		}
 		if kprofCallsAfter(c.fn, c.res) {
 			continue
+		}
+		for _, k := range checks {
+			k.fold(c.kp)
 		}
 		for _, r := range charges {
 			// counter.C(n) and T(n) subtract n from the count (T then
@@ -204,12 +208,19 @@ func KprofFoldLate() {
 // inlined into it whose bodies do the same; it neither panics nor starts
 // or defers a function; and it does not use the caller's accumulator. A
 // small leaf that accumulates its charges uses its own variable, inlined
-// here (InlLocal); its flushes, counter.C(_kp), fold like charges.
-func kprofOnlyCharges(body ir.Nodes, charges *[]*ir.InlinedCallExpr) bool {
+// here (InlLocal); its flushes, counter.C(_kp), fold like charges, and
+// so do its checks where it returns (kprofLeafCheck), which it adds to
+// checks: they compare the count with the caller's accumulator.
+func kprofOnlyCharges(body ir.Nodes, charges *[]*ir.InlinedCallExpr, checks *[]kprofCheck) bool {
 	ok := true
 	var visit func(x ir.Node) bool
 	visit = func(x ir.Node) bool {
 		switch x.Op() {
+		case ir.OIF:
+			if k, is := kprofLeafCheck(x.(*ir.IfStmt)); is {
+				*checks = append(*checks, k)
+				return false // what the check does is known
+			}
 		case ir.OINLCALL:
 			r := x.(*ir.InlinedCallExpr)
 			if call, counter := kprofCounterInl[r]; counter {
@@ -245,6 +256,69 @@ func kprofOnlyCharges(body ir.Nodes, charges *[]*ir.InlinedCallExpr) bool {
 		}
 	}
 	return ok
+}
+
+// A kprofCheck is a small leaf's check where it returns, inlined: "if
+// D(a) { SED(0, callee, n, self) }" with D inlined (r) — its body
+// subtracts a from the count (sub) and compares the count with 0 (le) —
+// and SED not (sed).
+type kprofCheck struct {
+	ifs *ir.IfStmt
+	sub *ir.AssignOpStmt
+	le  *ir.BinaryExpr
+	sed *ir.CallExpr
+}
+
+// kprofLeafCheck reports whether x is a small leaf's check (kprofCheck).
+func kprofLeafCheck(x *ir.IfStmt) (kprofCheck, bool) {
+	k := kprofCheck{ifs: x}
+	r, ok := x.Cond.(*ir.InlinedCallExpr)
+	if !ok || len(x.Else) != 0 || len(x.Body) != 1 || len(r.ReturnVars) != 1 {
+		return k, false
+	}
+	if call, counter := kprofCounterInl[r]; !counter || len(call.Args) != 1 {
+		return k, false
+	} else if name, _ := kprofCallee(call); name != "D" {
+		return k, false
+	}
+	if k.sed, ok = x.Body[0].(*ir.CallExpr); !ok || k.sed.Op() != ir.OCALLFUNC || len(k.sed.Args) != 4 {
+		return k, false
+	}
+	if name, _ := kprofCallee(k.sed); name != "SED" || !kprofZero(k.sed.Args[0]) {
+		return k, false
+	}
+	ir.Any(r, func(y ir.Node) bool {
+		switch y.Op() {
+		case ir.OASOP:
+			if as := y.(*ir.AssignOpStmt); as.AsOp == ir.OSUB && k.sub == nil {
+				k.sub = as
+			}
+		case ir.OLE:
+			if le := y.(*ir.BinaryExpr); kprofZero(le.Y) && k.le == nil {
+				k.le = le
+			}
+		}
+		return false
+	})
+	return k, k.sub != nil && k.le != nil && k.sub.X.Type().Kind() == types.TINT64
+}
+
+// kprofZero reports whether x is the integer constant 0.
+func kprofZero(x ir.Node) bool {
+	return ir.IsConst(x, constant.Int) && constant.Sign(x.Val()) == 0
+}
+
+// fold moves the check's charge to the caller's accumulator kp: "kp +=
+// a; Count <= kp" (the caller's next check or flush charges it), and its
+// slow path charges kp first and clears it: "SED(kp, callee, n, self);
+// kp = 0".
+func (k kprofCheck) fold(kp *ir.Name) {
+	k.sub.X, k.sub.AsOp = kp, ir.OADD
+	k.le.Y = kp
+	k.sed.Args[0] = kp
+	reset := ir.NewAssignStmt(k.sed.Pos(), kp, ir.NewBasicLit(k.sed.Pos(), kp.Type(), constant.MakeInt64(0)))
+	reset.SetTypecheck(1)
+	k.ifs.Body.Append(reset)
 }
 
 // kprofNodes returns the number of nodes of fn's body that kprof
