@@ -1,0 +1,52 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/kprof/kprof/overlap"
+)
+
+// TestFigure4 builds the paper's Figure 4 (testdata/progs/fig4, the
+// README's example) with the default options, where the compiler inlines
+// main.sq into main.sqSum and main.sqSum into main.main, and checks its
+// exact profile against what the go/ssa weights give: main.sq 2
+// instructions in each of 12,300,000 calls, main.sqSum 250 in each of
+// 300,000, main.main 1 + 300,001 loop headers of 2 + 300,000 bodies of 4 +
+// 2. Sampled at the default granularity, main.sq's share of the estimated
+// instructions is its exact share, 24.7 %, within a point.
+func TestFigure4(t *testing.T) {
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/progs/fig4", "-pkgs", "main")
+	type counts struct{ self, calls int64 }
+	want := map[string]counts{
+		"main.sq":    {24_600_000, 12_300_000},
+		"main.sqSum": {75_000_000, 300_000},
+		"main.main":  {1 + 300_001*2 + 300_000*4 + 2, 1},
+	}
+	got := map[string]counts{}
+	p := runProfile(t, bin, "exact")
+	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		c := got[stack[len(stack)-1].Name]
+		got[stack[len(stack)-1].Name] = counts{c.self + n.Instructions, c.calls + n.Calls}
+	})
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %d instructions in %d calls, want %d in %d", name, got[name].self, got[name].calls, w.self, w.calls)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("profile has functions %v, want those of %v", got, want)
+	}
+
+	p = runProfile(t, bin, "sample")
+	var sq, all int64
+	for _, fs := range p.Flat() {
+		all += fs.Self
+		if fs.Func.Name == "main.sq" {
+			sq = fs.Self
+		}
+	}
+	if share := 100 * float64(sq) / float64(all); share < 23.7 || share > 25.7 {
+		t.Errorf("sampled: main.sq has %.2f %% of the instructions, want 24.7 ± 1", share)
+	}
+}
