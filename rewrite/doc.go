@@ -76,13 +76,14 @@
 //     expression (counter.T), a subtraction from the count, which kprof's
 //     compiler turns into an addition to the variable on the same terms
 //     as a leaf's charges (next item).
-//   - When kprof's compiler inlines a small leaf (one with no check, see
-//     below) into such a function's own code (not into a body inlined
-//     there), the leaf's charges — its ticks and those of the leaves
-//     inlined into it included — go to the caller's
-//     variable instead of the count (kprofFold and KprofFoldLate in
-//     package toolchain): the caller's next check or flush takes them, as it
-//     would have taken them from the count, so attribution is unchanged.
+//   - When kprof's compiler inlines a small leaf (one that checks only
+//     where it returns, see below) into such a function's code, or into
+//     the code of a body inlined there that accumulates too, the leaf's
+//     charges — its ticks and those of the leaves inlined into it
+//     included — go to that function's variable instead of the count, and
+//     the leaf's check compares the count with the variable, its slow path
+//     charging the variable first (kprofFold and KprofFoldLate in package
+//     toolchain, counter.SED's k): the leaf is sampled as from the count.
 //     A call evaluated after the caller's last flush (in a return
 //     statement's results or a panic's argument) keeps the leaf's charges
 //     in the count, and so does one that a call (but an intrinsic) or a
@@ -117,21 +118,33 @@
 // the iterators return: the function restores its stack depth in a
 // deferred call, and the return's final checks, where the iterators' frames
 // are still on the stack, sample with the stack cut at the function (or the
-// enclosing loop body) whose instructions they charge (counter.SD). Leaf functions push their identifier onto the
-// reified stack only when they sample (paper §5.1); small loop-free leaf
-// functions get no check at all, so that the compiler can still inline them
-// (their debt carries over to the caller's next check); they add their
-// charges to a local variable and flush it where they return or panic. A call to a package
+// enclosing loop body) whose instructions they charge (counter.SD). Leaf
+// functions push their identifier onto the reified stack only when they
+// sample (paper §5.1), and before a panic statement (the deferred calls it
+// runs are called from the frames it unwinds). A small loop-free leaf
+// (within SmallLeaf) that accumulates its charges in a local variable
+// checks only where it returns or panics (FuncPlan.ExitEntry): one test of
+// the count after it flushes all it ran, whose slow path (counter.SED)
+// samples what the caller left pending in the caller's context, counts the
+// call, then samples the leaf's own instructions with the leaf on top. So
+// exact mode attributes every function its own instructions and calls,
+// small leaves and the functions the compiler inlines included, and a
+// sample falls in a leaf in proportion to its instructions. (A leaf that
+// charges inside expressions, whose ticks go to the count, or that waits
+// checks on entry instead.) A call to a package
 // that reaches no instrumented code but through the function and interface
 // values it is passed (the runtime and its dependencies, such as math/bits
 // or internal/bytealg, and the sync packages in deterministic mode:
 // Options.Inert), passing none, does not make the caller a non-leaf: no
-// sample can happen below it. Nor does a call to a quiet function
-// (quietFuncs): a small leaf that cannot panic and calls nothing but inert
-// packages that cannot stop it and other quiet functions, its longest path
-// theirs included within SmallLeaf. Such a call also needs no check or
-// flush before it, and what the callee runs counts towards the caller's
-// MaxPath. The quiet functions of a package are facts its importers plan
+// sample can happen below it. A call to a quiet function (quietFuncs: a
+// small leaf that cannot panic and calls nothing but inert packages that
+// cannot stop it and other quiet functions, its longest path theirs
+// included within SmallLeaf) does: the callee samples in its own name,
+// above its caller. But it needs no check or flush before it (the callee
+// cannot stop the caller; what the caller accumulated is sampled at its
+// next check, in its own context), and what the callee runs counts towards
+// the caller's MaxPath; a range-over-func body, which does not push,
+// checks before it. The quiet functions of a package are facts its importers plan
 // with: kprof build adds them to the package's archive, where the compile
 // steps of its importers read them (package toolexec, facts.go; cmp.Less in the sorts of
 // package slices, strings.Compare in a comparison function). Neither does a call to
@@ -144,9 +157,8 @@
 // short (within SmallLeaf), loop-free and call nothing checks on entry only
 // where it pushes (FuncPlan.LateEntry): nothing it ran is in the count yet
 // there, so that check samples what its caller left pending, as an entry
-// check would; its other paths are a small leaf's (no check; their charges
-// flushed where they return, sampled at the caller's next check), and
-// only its calls that reach the push count in exact mode.
+// check would; its other paths are a small leaf's (a check where they
+// return, which takes the entry check's part too and counts the call).
 //
 // kprof's compiler lays a check's slow path out of line (package toolchain,
 // likelyadjustPatches and layoutPatches): the side of the branch that

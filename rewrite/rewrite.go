@@ -204,16 +204,17 @@ func Package(in *Input, opts Options) (*Output, error) {
 }
 
 // quietFuncs returns the package's quiet functions with their longest
-// paths: small leaves (they get no check) that cannot panic and call
-// nothing but inert functions that return promptly (promptCall; math/bits:
-// nlz in math/big, PCG's next in math/rand/v2) and quiet functions, of the
-// package or of others (addQuietCallees: cmp.Less, which calls isNaN), with
-// the longest path, theirs included, within SmallLeaf. A call to one is no
-// call for the caller's checks, flushes and leafness: the callee cannot
-// sample, and its charges go to the count whether or not the compiler
-// inlines it (kprofFold then moves them to the caller's accumulator). The
-// map also holds the quiet functions of other packages that the package
-// calls.
+// paths: loop-free functions that cannot panic and call nothing but inert
+// functions that return promptly (promptCall; math/bits: nlz in math/big,
+// PCG's next in math/rand/v2) and quiet functions, of the package or of
+// others (addQuietCallees: cmp.Less, which calls isNaN), with the longest
+// path, theirs included, within SmallLeaf. A call to one is no call for the
+// caller's checks and flushes: the callee cannot stop the caller, and it
+// samples only what was charged to the count (kprofFold moves its charges
+// and its check to the caller's accumulator where the compiler inlines
+// it). It is a call for the caller's leafness: the callee samples above
+// its caller (callsOut). The map also holds the quiet functions of other
+// packages that the package calls.
 func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 {
 	quiet := make(map[*ssa.Function]int64)
 	addQuietCallees(quiet, byFile, opts)
