@@ -304,6 +304,28 @@ func (pl *planner) bodyCalls(b *ssa.BasicBlock) bool {
 	return pl.calls(b) || callsOut(b, pl.opts.Inert)
 }
 
+// exprChargesOn reports whether the function charges inside expressions
+// (see exprCharges) at a point that a block for which on reports true
+// lands at, or at a point no block lands at (an operand's share of a
+// block without a landing: matchOperands).
+func (pl *planner) exprChargesOn(on func(*ssa.BasicBlock) bool) bool {
+	landedBy := make(map[Point]bool) // points some block lands at
+	onPath := make(map[Point]bool)   // points a block on the path lands at
+	for b, at := range pl.landed {
+		landedBy[at] = true
+		if on(b) {
+			onPath[at] = true
+		}
+	}
+	p := pl.p
+	for _, at := range p.order {
+		if (at.Kind == tickExpr || at.Kind == caseValue) && p.Charges[at] != 0 && (onPath[at] || !landedBy[at]) {
+			return true
+		}
+	}
+	return false
+}
+
 // anyBlock reports whether pred holds for a block of fn.
 func anyBlock(fn *ssa.Function, pred func(*ssa.BasicBlock) bool) bool {
 	for _, b := range fn.Blocks {
@@ -325,11 +347,15 @@ func (pl *planner) placeChecks(small bool) {
 	quiet, calls, cuts, headers, landed, pushed, yield, body := facts.quiet, pl.calls, pl.cuts, pl.headers, pl.landed, pl.pushed, pl.yield, pl.body
 	// What quiet callees run counts towards MaxPath.
 	pathW := withQuietCallees(fn, p.Charged, quiet)
-	p.LateEntry = p.Lazy && p.Local && !facts.checked[fn] && !p.exprCharges() && lateEntry(fn, pushed, pathW, headers, calls, opts)
+	// A check that stands for the entry check where a path returns
+	// (ExitEntry) needs no check before it on that path: the paths must
+	// be within MaxPath, and all they charge accumulated.
+	exitEntryOK := opts.SmallLeaf <= opts.MaxPath
+	p.LateEntry = p.Lazy && p.Local && exitEntryOK && !facts.checked[fn] && !pl.exprChargesOn(func(b *ssa.BasicBlock) bool { return !pushed[b] }) && lateEntry(fn, pushed, pathW, headers, calls, opts)
 	// unpushed reports whether b lies on a path of a late-entry
 	// function that never pushes, or of a small leaf that accumulates:
 	// no check precedes it, and its exits check for the entry too.
-	smallLocal := small && p.Local && !p.exprCharges() && !anyBlock(fn, blocks)
+	smallLocal := small && p.Local && exitEntryOK && !p.exprCharges() && !anyBlock(fn, blocks)
 	unpushed := func(b *ssa.BasicBlock) bool { return p.LateEntry && !pushed[b] || smallLocal }
 	need := make(map[*ssa.BasicBlock]bool)
 	cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks
