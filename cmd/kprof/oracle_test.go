@@ -266,6 +266,7 @@ func TestOldLanguageVersions(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(dir, "main.go"), src, 0o666); err != nil {
 					t.Fatal(err)
 				}
+				dir = oracleSized(t, dir) // the program checkOracle builds
 				want, err := runCmd(dir, nil, "go", "run", ".")
 				if err != nil {
 					t.Fatalf("go run: %v\n%s", err, want)

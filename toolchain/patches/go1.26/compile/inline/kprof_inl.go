@@ -81,6 +81,13 @@ func kprofScan(fn *ir.Func) bool {
 		switch x.Op() {
 		case ir.ORETURN, ir.OPANIC:
 			mark(x)
+		case ir.OAS, ir.OAS2, ir.OAS2FUNC:
+			// "{ _kq0 = f(); counter.Pop(); return }" (rewrite's
+			// emitNamedReturn): the results are evaluated after the
+			// final flush. Any assignment to a result counts.
+			if kprofAssigns(x, nil) {
+				mark(x)
+			}
 		case ir.OCALLFUNC:
 			name, ok := kprofCallee(x)
 			counted = counted || ok
@@ -156,7 +163,7 @@ func kprofInlined(fn *ir.Func, res ir.Node) *ir.Name {
 	if kp == nil || late {
 		return nil
 	}
-	if found, after := kprofSearch(enc.Body, res, true); !found || after {
+	if found, after, open := kprofSearch(enc.Body, res); !found || after || open {
 		return nil
 	}
 	return kp
@@ -218,7 +225,9 @@ func kprofOwn(list ir.Nodes, f func(ir.Node)) {
 	}
 }
 
-// kprofAssigns reports whether assignment x assigns one of vars.
+// kprofAssigns reports whether assignment x assigns one of vars, a
+// result parameter or a result kprof named (rewrite's namedResultVar: in an
+// inlined body, a local by then).
 func kprofAssigns(x ir.Node, vars []ir.Node) bool {
 	var lhs []ir.Node
 	switch x := x.(type) {
@@ -228,6 +237,9 @@ func kprofAssigns(x ir.Node, vars []ir.Node) bool {
 		lhs = x.Lhs
 	}
 	for _, l := range lhs {
+		if n, ok := l.(*ir.Name); ok && (n.Class == ir.PPARAMOUT || n.Sym() != nil && kprofNumbered(n.Sym().Name, kprofResultPrefix)) {
+			return true
+		}
 		for _, v := range vars {
 			if l == v {
 				return true
@@ -478,59 +490,101 @@ func kprofNodes(fn *ir.Func) int {
 	return n
 }
 
-// kprofCallsAfter reports whether, once inlining is done, a call that
-// might not return normally (any call but package counter's and
-// intrinsics), or a panic, may run after call, in fn's own code, before fn
-// next flushes its accumulator: in call's statement, or in the statements
-// that follow it in the same basic block. (kprof flushes at the start of
-// each block that calls, so a statement that starts a new block ends the
-// search.)
+// kprofCallsAfter reports whether, once inlining is done, call, in fn's
+// own code, may be evaluated where what it charges to fn's accumulator
+// would not be flushed: a call that might not return normally (any call
+// but package counter's and intrinsics), or a panic, may run after it,
+// in call's statement or in the statements that follow it in the same
+// basic block (kprof flushes at the start of each block that calls); or
+// fn may return after it with no flush between — call stands after the
+// final check of the path it is on (the check of a block that returns
+// comes at the block's start, before its statements).
 func kprofCallsAfter(fn *ir.Func, call ir.Node) bool {
-	found, after := kprofSearch(fn.Body, call, false)
-	return !found || after // not found: assume the worst
+	found, after, open := kprofSearch(fn.Body, call)
+	return !found || after || open // not found: assume the worst
 }
 
 // kprofSearch looks for call in list and reports whether it found it and,
-// if so, whether a call or a panic may follow it before a flush (see
-// kprofCallsAfter). atEnd is what falling off the end of list means: true
-// in a plain block, whose parent the search does not go back to.
-func kprofSearch(list []ir.Node, call ir.Node, atEnd bool) (found, after bool) {
+// if so, whether what call charges may go unflushed (see
+// kprofCallsAfter: after), or whether control falls off the end of list
+// after it with neither a flush nor what makes after true (open): the
+// statements that follow list's own statement decide.
+func kprofSearch(list []ir.Node, call ir.Node) (found, after, open bool) {
 	for i, st := range list {
 		if !ir.Any(st, func(y ir.Node) bool { return y == call }) {
 			continue
 		}
 		head, bodies, block := kprofParts(st)
-		for _, b := range bodies {
-			if found, after := kprofSearch(b, call, false); found {
-				return true, after
-			}
-		}
 		if b, ok := st.(*ir.BlockStmt); ok {
-			if found, after := kprofSearch(b.List, call, true); found {
-				return true, after
+			bodies = append(bodies, b.List)
+		}
+		for _, b := range bodies {
+			found, after, open := kprofSearch(b, call)
+			if !found {
+				continue
 			}
+			if !open {
+				return true, after, false
+			}
+			// Out of a plain block: on in the same basic block. Out
+			// of a branch, a clause or a loop body (its loop header's
+			// calls, if any, run first): into a new block, which
+			// flushes before it calls and checks before it returns.
+			if _, plain := st.(*ir.BlockStmt); plain {
+				return kprofFollow(list[i+1:])
+			}
+			if _, loop := st.(*ir.ForStmt); loop && kprofCalls(head, nil) {
+				return true, true, false
+			}
+			return true, false, false
 		}
 		if kprofCalls(head, call) {
-			return true, true
+			return true, true, false
 		}
 		if !block {
-			return true, false
+			// In a return statement's results, a panic's argument:
+			// after the final check. In the head of an if, a loop, a
+			// switch: the blocks that follow flush before they call,
+			// and check (flushing) before they return.
+			switch st.Op() {
+			case ir.ORETURN, ir.OTAILCALL, ir.OPANIC:
+				return true, true, false
+			}
+			return true, false, false
 		}
-		for _, next := range list[i+1:] {
-			if kprofFlushes(next) {
-				return true, false
-			}
-			head, _, block := kprofParts(next)
-			if kprofCalls(head, nil) {
-				return true, true
-			}
-			if !block {
-				return true, false
-			}
-		}
-		return true, atEnd
+		return kprofFollow(list[i+1:])
 	}
-	return false, false
+	return false, false, false
+}
+
+// kprofFollow continues kprofSearch with the statements that follow
+// call's in its basic block.
+func kprofFollow(list []ir.Node) (found, after, open bool) {
+	for _, next := range list {
+		if kprofFlushes(next) {
+			return true, false, false
+		}
+		head, _, block := kprofParts(next)
+		if kprofCalls(head, nil) {
+			return true, true, false
+		}
+		if block {
+			continue
+		}
+		switch next.Op() {
+		case ir.OLABEL:
+			continue // a join: the block goes on
+		case ir.ORETURN, ir.OTAILCALL, ir.OPANIC, ir.OGOTO, ir.OBREAK, ir.OCONTINUE, ir.OFALL:
+			// Out with no flush since call (a return's final
+			// check precedes call), or on where the search does not
+			// follow.
+			return true, true, false
+		}
+		// An if, a loop, a switch: new blocks, which flush before
+		// they call and check before they return.
+		return true, false, false
+	}
+	return true, false, true
 }
 
 // kprofParts splits statement x into what runs in the basic block that
