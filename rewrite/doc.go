@@ -77,10 +77,10 @@
 //     compiler turns into an addition to the variable on the same terms
 //     as a leaf's charges (next item).
 //   - When kprof's compiler inlines a small leaf (one that checks only
-//     where it returns, see below) into such a function's code, or into
-//     the code of a body inlined there that accumulates too, the leaf's
-//     charges — its ticks and those of the leaves inlined into it
-//     included — go to that function's variable instead of the count, and
+//     where it returns, see below) into such a function's own code (not
+//     into a body inlined there), the leaf's charges — its ticks and
+//     those of the leaves inlined into it included — go to that
+//     function's variable instead of the count, and
 //     the leaf's check compares the count with the variable, its slow path
 //     charging the variable first (kprofFold and KprofFoldLate in package
 //     toolchain, counter.SED's k): the leaf is sampled as from the count.
@@ -128,8 +128,10 @@
 // samples what the caller left pending in the caller's context, counts the
 // call, then samples the leaf's own instructions with the leaf on top. So
 // exact mode attributes every function its own instructions and calls,
-// small leaves and the functions the compiler inlines included, and a
-// sample falls in a leaf in proportion to its instructions. (A leaf that
+// small leaves and the functions the compiler inlines included; sampled,
+// a leaf takes its share where its check sees what its caller accumulated
+// (the caller does not accumulate, or kprof's compiler folded the check,
+// above). (A leaf that
 // charges inside expressions, whose ticks go to the count, or that waits
 // checks on entry instead.) A call to a package
 // that reaches no instrumented code but through the function and interface
