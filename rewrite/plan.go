@@ -281,21 +281,6 @@ func (p *FuncPlan) resultTicks(r *ast.ReturnStmt) bool {
 	return false
 }
 
-// exprCharges reports whether the function charges inside expressions
-// (ticks of && and || operands and of case values, counter.T and V):
-// those go to the goroutine's count, not to the accumulator (unless
-// kprof's compiler moves them there), so a final check that stands for
-// the entry check too (ExitEntry) could not tell the function's part of
-// what is pending from its caller's.
-func (p *FuncPlan) exprCharges() bool {
-	for _, at := range p.order {
-		if (at.Kind == tickExpr || at.Kind == caseValue) && p.Charges[at] != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // bodyCalls reports whether b, in a range-over-func loop body, calls a
 // function that may sample: one that calls (calls) or a quiet one. The
 // body, which does not push itself, checks before such a call, in its own
@@ -305,9 +290,13 @@ func (pl *planner) bodyCalls(b *ssa.BasicBlock) bool {
 }
 
 // exprChargesOn reports whether the function charges inside expressions
-// (see exprCharges) at a point that a block for which on reports true
-// lands at, or at a point no block lands at (an operand's share of a
-// block without a landing: matchOperands).
+// (ticks of && and || operands and of case values, counter.T and V) at a
+// point that a block for which on reports true lands at, or at a point no
+// block lands at (an operand's share of a block without a landing:
+// matchOperands). Those charges go to the goroutine's count, not to the
+// accumulator (unless kprof's compiler moves them there), so a final check
+// on such a path that stands for the entry check too (ExitEntry) could not
+// tell the function's part of what is pending from its caller's.
 func (pl *planner) exprChargesOn(on func(*ssa.BasicBlock) bool) bool {
 	landedBy := make(map[Point]bool) // points some block lands at
 	onPath := make(map[Point]bool)   // points a block on the path lands at
@@ -355,7 +344,7 @@ func (pl *planner) placeChecks(small bool) {
 	// unpushed reports whether b lies on a path of a late-entry
 	// function that never pushes, or of a small leaf that accumulates:
 	// no check precedes it, and its exits check for the entry too.
-	smallLocal := small && p.Local && exitEntryOK && !p.exprCharges() && !anyBlock(fn, blocks)
+	smallLocal := small && p.Local && exitEntryOK && !pl.exprChargesOn(func(*ssa.BasicBlock) bool { return true }) && !anyBlock(fn, blocks)
 	unpushed := func(b *ssa.BasicBlock) bool { return p.LateEntry && !pushed[b] || smallLocal }
 	need := make(map[*ssa.BasicBlock]bool)
 	cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks

@@ -11,8 +11,8 @@ import (
 // main.sq into main.sqSum and main.sqSum into main.main, and checks its
 // exact profile against what the go/ssa weights give: main.sq 2
 // instructions in each of 12,300,000 calls, main.sqSum 250 in each of
-// 300,000, main.main 1 + 300,001 loop headers of 2 + 300,000 bodies of 4 +
-// 2.
+// 300,000, main.main an entry of 1, 300,001 loop headers of 2, 300,000
+// bodies of 4 and an exit of 2; and that the sampled total is exact.
 func TestFigure4(t *testing.T) {
 	kprofBin := buildKprof(t)
 	bin := kprofBuild(t, kprofBin, "../../testdata/progs/fig4", "-pkgs", "main")
