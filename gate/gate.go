@@ -624,9 +624,9 @@ func attribute(row *Row, ob, nb *Benchmark, opts Options, r *Result) {
 		}
 		ps[i] = p
 	}
-	if va, vb := ps[0].Meta.MetricVersion, ps[1].Meta.MetricVersion; va != vb {
-		row.Problems = append(row.Problems, fmt.Sprintf("its profiles count different instructions (metric %d in %s, %d in %s): profile both sides with the same kprof",
-			va, opts.OldProfiles, vb, opts.NewProfiles))
+	if err := overlap.SameMetric(&ps[0].Meta, &ps[1].Meta); err != nil {
+		row.Problems = append(row.Problems, fmt.Sprintf("its profiles in %s and %s: %v; profile both sides with the same kprof and -metric",
+			opts.OldProfiles, opts.NewProfiles, err))
 		return
 	}
 	row.Contexts = contextChanges(ps[0], ps[1], perOp(ps[0], ob), perOp(ps[1], nb), top)

@@ -47,14 +47,22 @@ func testProfiles() map[string]*Profile {
 		{Func: Func{Name: "f", File: "f.go", Line: math.MaxInt32}, Calls: 1 << 50},
 	}}}
 	odd.Canonicalize()
+	labelled := build("main.main;main.serve 900 1 3")
+	labelled.Meta = Meta{Mode: ModeExact, MetricVersion: MetricVersion, Program: "srv",
+		Metric: "cost", MetricTable: "linux-amd64 1a2b3c4d",
+		Labels: []Label{{"env", ""}, {"service", "api"}, {"version", "v1.2.3"}}}
+	labelsOnly := build("f 7")
+	labelsOnly.Meta.Labels = []Label{{"k", "v"}}
 	return map[string]*Profile{
-		"zero":  {},
-		"empty": build(),
-		"one":   build("f 7"),
-		"full":  full,
-		"huge":  huge,
-		"odd":   odd,
-		"deep":  chain(100),
+		"labelled":    labelled,
+		"labels-only": labelsOnly,
+		"zero":        {},
+		"empty":       build(),
+		"one":         build("f 7"),
+		"full":        full,
+		"huge":        huge,
+		"odd":         odd,
+		"deep":        chain(100),
 	}
 }
 
@@ -209,7 +217,11 @@ func TestParseRejects(t *testing.T) {
 	}{
 		{"empty", nil, ErrCorrupt, "offset 0: header: unexpected end of data reading magic"},
 		{"not kprof", []byte("\x1f\x8b\x08 gzip"), ErrCorrupt, "not a kprof profile"},
-		{"newer version", file([]byte(magic), uv(2), []byte("whatever a newer layout holds")), ErrVersion, "format version 2"},
+		{"newer version", file([]byte(magic), uv(3), []byte("whatever a newer layout holds")), ErrVersion, "format version 3"},
+		{"version 2 without its fields", file([]byte(magic), uv(2), head[len(magic)+1:], str("", ""), uv(0), uv(0, 0), oneFunc, uv(2, 0, 0, 0, 0, 1, 1, 0, 7, 0, 0)), ErrCorrupt, "such a profile is written in version 1"},
+		{"labels out of order", file([]byte(magic), uv(2), head[len(magic)+1:], str("", ""), uv(2), str("b", "", "a", ""), uv(0, 0), oneFunc, uv(2, 0, 0, 0, 0, 1, 1, 0, 7, 0, 0)), ErrInvalid, "labels not sorted"},
+		{"empty label key", file([]byte(magic), uv(2), head[len(magic)+1:], str("", ""), uv(1), str("", "v"), uv(0, 0), oneFunc, uv(2, 0, 0, 0, 0, 1, 1, 0, 7, 0, 0)), ErrInvalid, "empty key"},
+		{"table without metric", file([]byte(magic), uv(2), head[len(magic)+1:], str("", "t"), uv(1), str("k", "v"), uv(0, 0), oneFunc, uv(2, 0, 0, 0, 0, 1, 1, 0, 7, 0, 0)), ErrInvalid, "without a metric"},
 		{"huge version", []byte(magic + "\xff\xff\xff\xff\x0f"), ErrVersion, "format version 4294967295"},
 		{"version 0", file([]byte(magic), uv(0)), ErrCorrupt, "format version 0"},
 		{"non-minimal varint", file([]byte(magic), []byte{0x81, 0x00}), ErrCorrupt, "offset 5: header: format version is not a minimal varint"},

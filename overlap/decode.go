@@ -162,7 +162,8 @@ func (d *decoder) profile() *Profile {
 	}
 	d.off = len(magic)
 	off := d.off
-	switch v := d.uvarint("format version"); {
+	version := d.uvarint("format version")
+	switch v := version; {
 	case d.err != nil:
 		return nil
 	case v > formatVersion:
@@ -187,6 +188,21 @@ func (d *decoder) profile() *Profile {
 	m.GOOS = d.string("GOOS")
 	m.GOARCH = d.string("GOARCH")
 	m.Program = d.string("program")
+	if version >= 2 {
+		metaOff := d.off
+		m.Metric = d.string("metric")
+		m.MetricTable = d.string("metric table")
+		n := d.count("label count", 2)
+		if n > 0 {
+			m.Labels = make([]Label, n)
+		}
+		for i := range n {
+			m.Labels[i] = Label{d.string("label key"), d.string("label value")}
+		}
+		if d.err == nil && m.Metric == "" && n == 0 {
+			d.fail(metaOff, "format version 2 with neither a metric nor labels: such a profile is written in version 1")
+		}
+	}
 	p.TotalInstructions = d.int64("total instructions")
 	p.TotalSamples = d.int64("total samples")
 

@@ -12,7 +12,7 @@ import (
 // The file format; the package comment describes the layout.
 const (
 	magic         = "KPROF"
-	formatVersion = 1
+	formatVersion = 2 // the newest version, which Parse reads and Write writes when needed
 	checksumSize  = 4
 )
 
@@ -99,8 +99,9 @@ func (p *Profile) encode() ([]byte, error) {
 	}
 
 	b := []byte(magic)
-	b = appendUvarint(b, formatVersion)
 	m := &p.Meta
+	v2 := m.Metric != "" || len(m.Labels) > 0
+	b = appendUvarint(b, map[bool]uint64{false: 1, true: 2}[v2])
 	b = appendString(b, m.Mode)
 	b = appendUvarint(b, uint64(m.Granularity))
 	b = appendUvarint(b, uint64(m.Jitter))
@@ -108,6 +109,15 @@ func (p *Profile) encode() ([]byte, error) {
 	b = appendUvarint(b, uint64(m.MetricVersion))
 	for _, s := range []string{m.KprofVersion, m.GoVersion, m.GOOS, m.GOARCH, m.Program} {
 		b = appendString(b, s)
+	}
+	if v2 {
+		b = appendString(b, m.Metric)
+		b = appendString(b, m.MetricTable)
+		b = appendUvarint(b, uint64(len(m.Labels)))
+		for _, l := range m.Labels {
+			b = appendString(b, l.Key)
+			b = appendString(b, l.Value)
+		}
 	}
 	b = appendUvarint(b, uint64(p.TotalInstructions))
 	b = appendUvarint(b, uint64(p.TotalSamples))

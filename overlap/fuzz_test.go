@@ -76,7 +76,7 @@ func corpusSeeds(t *testing.T) map[string][]byte {
 	full := seeds["valid-full"]
 	seeds["corrupt-truncated"] = full[:len(full)/2]
 	seeds["corrupt-checksum"] = append(bytes.Clone(full[:len(full)-1]), full[len(full)-1]^1)
-	seeds["corrupt-newer-version"] = file([]byte(magic), uv(2), full[6:len(full)-4])
+	seeds["corrupt-newer-version"] = file([]byte(magic), uv(3), full[6:len(full)-4])
 	seeds["corrupt-trailing"] = append(bytes.Clone(full), 0)
 	seeds["corrupt-not-kprof"] = []byte("\x1f\x8b\x08\x00 gzip, not kprof")
 	return seeds

@@ -34,8 +34,8 @@ func compareChild(c *Node, f Func) int { return compareFuncs(c.Func, f) }
 
 // Merge returns a new canonical profile whose counts are, per calling
 // context, the sums of the counts of ps, and whose totals are the sums of
-// theirs. The profiles must share a Meta.MetricVersion: counts of different
-// metrics do not add up. The result takes the rest of its Meta from ps[0].
+// theirs. The profiles must count the same metric ([SameMetric]): counts of
+// different metrics do not add up. The result takes the rest of its Meta from ps[0].
 // Merge fails on a nil profile and on counts whose sum overflows an int64;
 // it does not modify ps.
 func Merge(ps ...*Profile) (*Profile, error) {
@@ -46,8 +46,8 @@ func Merge(ps ...*Profile) (*Profile, error) {
 		if p == nil {
 			return nil, fmt.Errorf("merge: profile %d is nil", i)
 		}
-		if v, v0 := p.Meta.MetricVersion, ps[0].Meta.MetricVersion; v != v0 {
-			return nil, fmt.Errorf("merge: profile %d counts with metric version %d, profile 0 with %d", i, v, v0)
+		if err := SameMetric(&p.Meta, &ps[0].Meta); err != nil {
+			return nil, fmt.Errorf("merge: profile %d and profile 0: %w", i, err)
 		}
 	}
 	out := &Profile{Meta: ps[0].Meta, Root: &Node{}}

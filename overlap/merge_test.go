@@ -90,7 +90,7 @@ func TestMergeErrors(t *testing.T) {
 	}{
 		{"none", nil, "no profiles"},
 		{"nil", []*Profile{build(), nil}, "profile 1 is nil"},
-		{"metric", []*Profile{build("a 1"), other}, "profile 1 counts with metric version 2, profile 0 with 1"},
+		{"metric", []*Profile{build("a 1"), other}, "profile 1 and profile 0: profiles count different metrics: instructions (metric version 2) and instructions (metric version 1)"},
 		{"count overflow", []*Profile{big, build("a 1")}, `counts overflow int64 at node "a" at depth 1 of profile 1`},
 		{"total overflow", []*Profile{bigTotal, build("a 1")}, "totals overflow int64 at profile 1"},
 	}

@@ -30,12 +30,14 @@
 // A profile file (conventionally *.kprof) is written by [Profile.Write] and
 // read by [Parse]. Every integer is an unsigned LEB128 varint (as
 // [encoding/binary.AppendUvarint] writes it) in its shortest form; a string
-// is its byte length followed by its bytes. Format version 1 is:
+// is its byte length followed by its bytes. The layout is:
 //
 //	magic      "KPROF"
-//	version    1
+//	version    1 or 2
 //	meta       Mode (string), Granularity, Jitter, Seed, MetricVersion,
-//	           KprofVersion, GoVersion, GOOS, GOARCH, Program (strings)
+//	           KprofVersion, GoVersion, GOOS, GOARCH, Program (strings);
+//	           version 2 only: Metric, MetricTable (strings), the number
+//	           of Labels, then each label's Key and Value (strings)
 //	totals     TotalInstructions, TotalSamples
 //	strings    count, then each string: byte-wise sorted, distinct
 //	functions  count, then each function: index of its Name in strings,
@@ -50,6 +52,9 @@
 // function indexes increase strictly), every string is used by a function and
 // every function by a node, and varints are minimal. A profile therefore has
 // exactly one encoding: equal profiles are written as identical bytes, and a
+// profile is written in version 1 unless it has a Metric or Labels (which
+// version 1 cannot hold), so a version 2 file without them is rejected and
+// every file written by an older kprof stays valid, byte for byte. A
 // file that parses is re-written byte for byte. The decoder accepts nothing
 // else. A truncated or damaged file, a count or length larger than the rest
 // of the file can hold, a count beyond int64, or a decoded profile that fails
@@ -100,7 +105,54 @@ type Meta struct {
 	GoVersion     string
 	GOOS, GOARCH  string
 	Program       string // program name (base name of os.Args[0])
+	// Metric names what the counts measure: "" for instructions (go/ssa
+	// instructions, MetricVersion says which rules), or the name of a
+	// weighted metric such as "cost". MetricTable identifies the table of
+	// weights of a weighted metric (its name and a hash of its contents).
+	// Profiles of different metrics or tables do not add up or compare
+	// (see [SameMetric]).
+	Metric      string
+	MetricTable string
+	// Labels describe the run (service, version, ...): KPROF_LABELS and
+	// what the agent knows. Sorted by Key, keys distinct and non-empty.
+	Labels []Label
 }
+
+// Label is a key=value pair attached to a profile.
+type Label struct {
+	Key, Value string
+}
+
+// MetricName returns what m's counts measure: "instructions" or the name
+// of a weighted metric.
+func (m *Meta) MetricName() string {
+	if m.Metric == "" {
+		return "instructions"
+	}
+	return m.Metric
+}
+
+// describeMetric names m's metric for an error message.
+func (m *Meta) describeMetric() string {
+	s := fmt.Sprintf("%s (metric version %d", m.MetricName(), m.MetricVersion)
+	if m.MetricTable != "" {
+		s += ", table " + m.MetricTable
+	}
+	return s + ")"
+}
+
+// SameMetric returns nil if profiles with metadata a and b count the same
+// thing, so that their counts add up and compare, and otherwise an error
+// that says what differs: the metric, its version or its table of weights.
+func SameMetric(a, b *Meta) error {
+	if a.Metric == b.Metric && a.MetricVersion == b.MetricVersion && a.MetricTable == b.MetricTable {
+		return nil
+	}
+	return fmt.Errorf("%w: %s and %s", ErrMetric, a.describeMetric(), b.describeMetric())
+}
+
+// ErrMetric is wrapped by the errors of [SameMetric].
+var ErrMetric = errors.New("profiles count different metrics")
 
 // Func identifies a function the way go tool pprof names it.
 type Func struct {
@@ -146,7 +198,8 @@ var ErrInvalid = errors.New("invalid profile")
 //     has no negative count;
 //   - has no nil child, and every node's children are in canonical order
 //     without duplicates (see [Profile.Canonicalize]);
-//   - has non-negative Meta integers and totals;
+//   - has non-negative Meta integers and totals, no MetricTable without a
+//     Metric, and Labels sorted by Key with distinct non-empty keys;
 //   - has sums of Samples, of Instructions and of Calls over all nodes that
 //     fit in an int64, so every aggregate of a valid profile ([Profile.Flat],
 //     the measures) fits too.
@@ -165,6 +218,17 @@ func (p *Profile) CheckValid() error {
 	} {
 		if c.v < 0 {
 			return invalidf("negative %s %d", c.name, c.v)
+		}
+	}
+	if p.Meta.Metric == "" && p.Meta.MetricTable != "" {
+		return invalidf("metric table %q without a metric", p.Meta.MetricTable)
+	}
+	for i, l := range p.Meta.Labels {
+		switch {
+		case l.Key == "":
+			return invalidf("label %d has an empty key", i)
+		case i > 0 && p.Meta.Labels[i-1].Key >= l.Key:
+			return invalidf("labels not sorted by key, or key %q twice", l.Key)
 		}
 	}
 	if p.Root == nil {

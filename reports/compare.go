@@ -82,9 +82,8 @@ type Result struct {
 // is that one; otherwise b is taken as exact (compare a new profile against
 // a reference: kprof compare new.kprof reference.kprof).
 //
-// Profiles measured with different instruction metrics
-// (Meta.MetricVersion) count different things and are refused with an
-// error; profiles of different programs (Meta.Program) are compared with a
+// Profiles measured with different metrics ([overlap.SameMetric]) count
+// different things and are refused with an error; profiles of different programs (Meta.Program) are compared with a
 // warning.
 func Compare(w io.Writer, a, b *overlap.Profile, opts CompareOptions) (Result, error) {
 	var r Result
@@ -96,9 +95,8 @@ func Compare(w io.Writer, a, b *overlap.Profile, opts CompareOptions) (Result, e
 		return r, fmt.Errorf("compare: %s: %w", label(opts.NameB, "B"), err)
 	}
 	nameA, nameB := label(opts.NameA, "A"), label(opts.NameB, "B")
-	if va, vb := a.Meta.MetricVersion, b.Meta.MetricVersion; va != vb {
-		return r, fmt.Errorf("cannot compare %s (instruction metric %d) with %s (instruction metric %d): they count different instructions; profile both with the same kprof",
-			nameA, va, nameB, vb)
+	if err := overlap.SameMetric(&a.Meta, &b.Meta); err != nil {
+		return r, fmt.Errorf("cannot compare %s with %s: %w; profile both with the same kprof and -metric", nameA, nameB, err)
 	}
 
 	r.Overlap = overlap.Contexts(a, b)

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -158,7 +159,7 @@ func TestCompareWarnings(t *testing.T) {
 	b = demoProfile()
 	b.Meta.MetricVersion = overlap.MetricVersion + 1
 	out.Reset()
-	if _, err := Compare(&out, a, b, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "instruction metric") {
+	if _, err := Compare(&out, a, b, CompareOptions{}); err == nil || !errors.Is(err, overlap.ErrMetric) || !strings.Contains(err.Error(), "metric version 2") {
 		t.Errorf("metric versions differ: error %v", err)
 	}
 	if out.Len() != 0 {

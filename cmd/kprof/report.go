@@ -181,9 +181,8 @@ func loadProfiles(files []string, large bool) (*overlap.Profile, error) {
 		return ps[0], nil
 	}
 	for i, p := range ps {
-		if v, v0 := p.Meta.MetricVersion, ps[0].Meta.MetricVersion; v != v0 {
-			return nil, fail("%s: counted with instruction metric %d, %s with %d; profiles of different metrics cannot be merged",
-				files[i], v, files[0], v0)
+		if err := overlap.SameMetric(&p.Meta, &ps[0].Meta); err != nil {
+			return nil, fail("%s and %s: %v; they cannot be merged (profile both with the same kprof and -metric)", files[i], files[0], err)
 		}
 	}
 	p, err := overlap.Merge(ps...)
