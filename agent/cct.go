@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -53,11 +54,14 @@ type node struct {
 }
 
 // arena hands out nodes from off-heap chunks, which it keeps: after reset
-// it hands out the same memory again.
+// it hands out the same memory again. The chunks it gives back (release)
+// go to the CCT's pool, which every arena of the CCT draws from before it
+// allocates.
 type arena struct {
 	first, cur *nodeChunk
 	used       int // nodes of cur handed out
 	n          int // nodes handed out since reset
+	pool       *chunkPool
 }
 
 const chunk = 256
@@ -75,7 +79,7 @@ func (a *arena) new(f *Func) *node {
 			next = a.cur.next
 		}
 		if next == nil {
-			next = (*nodeChunk)(counter.Alloc(unsafe.Sizeof(nodeChunk{})))
+			next = a.pool.get()
 			if a.cur == nil {
 				a.first = next
 			} else {
@@ -94,6 +98,49 @@ func (a *arena) new(f *Func) *node {
 // reset makes every node handed out free again. The caller has zeroed
 // them (a child cache may still point at them: see child).
 func (a *arena) reset() { a.cur, a.used, a.n = nil, 0, 0 }
+
+// release is reset that also gives every chunk but the first to the pool:
+// the memory of a tree that has been merged serves the tree that grows
+// next, in whichever goroutine.
+func (a *arena) release() {
+	a.reset()
+	if a.first != nil && a.first.next != nil {
+		a.pool.put(a.first.next)
+		a.first.next = nil
+	}
+}
+
+// chunkPool holds the free chunks of a CCT's arenas. Its lock is taken
+// once per chunk of contexts a tree gains or frees, never per sample.
+type chunkPool struct {
+	mu   spinlock
+	free *nodeChunk
+}
+
+// get returns a free chunk, from the pool or newly allocated.
+func (p *chunkPool) get() *nodeChunk {
+	p.mu.Lock()
+	c := p.free
+	if c != nil {
+		p.free, c.next = c.next, nil
+	}
+	p.mu.Unlock()
+	if c == nil {
+		c = (*nodeChunk)(counter.Alloc(unsafe.Sizeof(nodeChunk{})))
+	}
+	return c
+}
+
+// put adds the list of chunks that starts at c to the pool.
+func (p *chunkPool) put(c *nodeChunk) {
+	last := c
+	for last.next != nil {
+		last = last.next
+	}
+	p.mu.Lock()
+	last.next, p.free = p.free, c
+	p.mu.Unlock()
+}
 
 func (n *node) childOf(f *Func, a *arena) *node {
 	for c := n.child; c != nil; c = c.next {
@@ -210,9 +257,10 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 }
 
 // newState returns a state with an empty tree and path cache.
-func newState(verify bool) *gstate {
+func newState(verify bool, pool *chunkPool) *gstate {
 	g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
 	g.verify = verify
+	g.nodes.pool = pool
 	g.kids = unsafe.Slice((**node)(counter.Alloc(1<<kidsBits*unsafe.Sizeof((*node)(nil)))), 1<<kidsBits)
 	g.reserve(64)
 	return g
@@ -260,8 +308,9 @@ type CCT struct {
 	first int64  // granularity until a goroutine's first sample
 	rng   uint64 // a goroutine's PRNG after drawing first
 
-	mu  spinlock
-	all *gstate // every goroutine state made
+	mu   spinlock
+	all  *gstate    // every goroutine state made
+	pool *chunkPool // free chunks of nodes
 	// merged holds the trees merged by ending goroutines (its root) and
 	// the instructions of goroutines that never registered (its totals).
 	merged *gstate
@@ -284,8 +333,9 @@ func NewCCT(set Settings) *CCT {
 		set.Granularity, set.Jitter = 0, 0
 	}
 	a := &CCT{set: set, exact: set.Mode == overlap.ModeExact, id: ids.Add(1)}
-	a.merged = newState(false)
-	a.scratch = newState(false)
+	a.pool = (*chunkPool)(counter.Alloc(unsafe.Sizeof(chunkPool{})))
+	a.merged = newState(false, a.pool)
+	a.scratch = newState(false, a.pool)
 	// Every goroutine's PRNG starts from the seed: its first granularity,
 	// and the PRNG after it, are the same for all of them.
 	g := gstate{rng: set.Seed | 1}
@@ -307,7 +357,7 @@ func (a *CCT) local() *gstate {
 	if g := (*gstate)(*p); g != nil && g.owner == a.id {
 		return g
 	}
-	g := newState(a.set.VerifyPaths)
+	g := newState(a.set.VerifyPaths, a.pool)
 	g.owner = a.id
 	g.rng = a.set.Seed | 1
 	a.mu.Lock()
@@ -636,10 +686,35 @@ func (g *gstate) merge(src *gstate, free bool) {
 	}
 	if free {
 		src.root = node{}
-		src.nodes.reset()
+		src.nodes.release()
 		src.path, src.fns, src.n = src.path[:0], src.fns[:0], 0
 		src.last = nil
 	}
+}
+
+// adopt merges the tree of src into g's and empties src's, as
+// merge(src, true) does; when src's tree is the larger, the two trees
+// change places first, so that the smaller one is copied: a goroutine
+// that ends with millions of contexts (a deep recursive test) does not
+// need twice their memory.
+func (g *gstate) adopt(src *gstate) {
+	if src.nodes.n > g.nodes.n {
+		g.flush()
+		src.flush()
+		g.root, src.root = src.root, g.root
+		for c := g.root.child; c != nil; c = c.next {
+			c.parent = &g.root
+		}
+		for c := src.root.child; c != nil; c = c.next {
+			c.parent = &src.root
+		}
+		g.nodes, src.nodes = src.nodes, g.nodes
+		// The caches point into the other tree now.
+		clear(g.kids)
+		clear(src.kids)
+		g.path, g.fns, g.n, g.last = g.path[:0], g.fns[:0], 0, nil
+	}
+	g.merge(src, true)
 }
 
 // FlushRunning takes in what goroutines still running ran since their last
@@ -786,7 +861,7 @@ func (a *CCT) exit(claim func() int64, n int64) {
 	g.last = nil
 	g.busy = false
 	if g.nodes.n >= mergeNodes && a.mu.TryLock() {
-		a.merged.merge(g, true)
+		a.merged.adopt(g)
 		a.mu.Unlock()
 	}
 }
@@ -895,20 +970,66 @@ func (a *CCT) profile(meta overlap.Meta, recorded bool) *overlap.Profile {
 	}
 	// Emptied: its cache cleared, its nodes need not be zeroed.
 	sc.root = node{}
-	sc.nodes.reset()
+	sc.nodes.release()
 	clear(sc.kids)
 	sc.total, sc.nsamp, sc.rtotal, sc.rsamp = 0, 0, 0, 0
+	p.Meta = a.meta(meta)
+	p.TotalInstructions, p.TotalSamples = total, nsamp
+	p.Canonicalize()
+	return p
+}
+
+// meta returns meta with what the agent knows filled in.
+func (a *CCT) meta(meta overlap.Meta) overlap.Meta {
 	meta.Mode = a.set.Mode
 	meta.Granularity = a.set.Granularity
 	meta.Jitter = a.set.Jitter
 	meta.Seed = a.set.Seed
 	meta.MetricVersion = overlap.MetricVersion
 	meta.KprofVersion = Version
-	p.Meta = meta
-	p.TotalInstructions, p.TotalSamples = total, nsamp
-	p.Canonicalize()
-	return p
+	return meta
 }
+
+// WriteFinal writes the profile of everything sampled so far to the named
+// file, as Profile(meta).WriteFile(path) would, for a program that ends:
+// the goroutines' trees move into one (the largest is not copied), which
+// is encoded as it is (overlap.WriteTreeFile). A profile of millions of
+// contexts then takes the memory of one tree, not of three copies of it.
+// The goroutines still running lose the context of their last sample
+// (what they run after it counts as unsampled), so WriteFinal is for the
+// end of a run, after FlushRunning.
+func (a *CCT) WriteFinal(path string, meta overlap.Meta) error {
+	a.mu.Lock()
+	m := a.merged
+	restart := a.stopped()
+	for g := a.all; g != nil; g = g.all {
+		m.adopt(g)
+		m.total += g.total
+		m.nsamp += g.nsamp
+		m.rtotal += g.rtotal
+		m.rsamp += g.rsamp
+		g.total, g.nsamp, g.rtotal, g.rsamp = 0, 0, 0, 0
+	}
+	restart()
+	err := overlap.WriteTreeFile(path, a.meta(meta), m.total, m.nsamp, tree{m})
+	a.mu.Unlock()
+	if errors.Is(err, overlap.ErrDuplicate) {
+		// Two functions with the same name, file and line (a custom
+		// agent's tables, say): the Profile merges them.
+		return a.Profile(meta).WriteFile(path)
+	}
+	return err
+}
+
+// tree is a state's tree as an overlap.Tree.
+type tree struct{ g *gstate }
+
+func (t tree) Root() *node                  { return &t.g.root }
+func (tree) First(n *node) *node            { return n.child }
+func (tree) Next(n *node) *node             { return n.next }
+func (tree) Key(n *node) *Func              { return n.fn }
+func (tree) Func(n *node) overlap.Func      { return ofunc(n.fn) }
+func (tree) Counts(n *node) (s, i, c int64) { return n.samples, n.instr, n.calls }
 
 func ofunc(f *Func) overlap.Func {
 	return overlap.Func{Name: f.Name, File: f.File, Line: f.Line}

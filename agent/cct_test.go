@@ -1,8 +1,12 @@
 package agent
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/kprof/kprof/counter"
 	"github.com/kprof/kprof/overlap"
 )
 
@@ -136,5 +140,55 @@ func TestRecord(t *testing.T) {
 	}
 	if all := a.Profile(overlap.Meta{Program: "t"}); all.TotalInstructions != 1385 {
 		t.Errorf("whole profile %d instructions, want 1385", all.TotalInstructions)
+	}
+}
+
+// WriteFinal writes the bytes Profile(meta).WriteFile writes, with trees
+// in the states of ended and running goroutines and in the merged tree,
+// the largest adopted without a copy, and leaves the profile as it was.
+func TestWriteFinal(t *testing.T) {
+	for _, mode := range []string{overlap.ModeSample, overlap.ModeExact} {
+		t.Run(mode, func(t *testing.T) {
+			a := NewCCT(Settings{Mode: mode, Granularity: 100, Jitter: 10, Seed: 7})
+			fs := []*Func{fa, fb, fc}
+			// Goroutines: ended with small and large trees (a large one
+			// merges on exit), and one still running.
+			for gi, depth := range []int{3, 600, 40, 1200, 5} {
+				*counter.Local() = nil // a goroutine on a new g
+				a.Register()
+				var stack []*Func
+				for i := range depth {
+					stack = append(stack, fs[(i*i+gi)%3])
+					a.SampleCall(stack[:i], i, stack[i], int64(i%5))
+					a.Sample(stack, 0, int64(1+i%7))
+				}
+				if gi < 4 {
+					a.Exit(int64(gi))
+				}
+			}
+			meta := overlap.Meta{Program: "t", Labels: []overlap.Label{{Key: "k", Value: "v"}}}
+			dir := t.TempDir()
+			want := filepath.Join(dir, "want.kprof")
+			if err := a.Profile(meta).WriteFile(want); err != nil {
+				t.Fatal(err)
+			}
+			got := filepath.Join(dir, "got.kprof")
+			if err := a.WriteFinal(got, meta); err != nil {
+				t.Fatal(err)
+			}
+			again := filepath.Join(dir, "again.kprof")
+			if err := a.Profile(meta).WriteFile(again); err != nil {
+				t.Fatal(err)
+			}
+			w, _ := os.ReadFile(want)
+			for _, f := range []string{got, again} {
+				if b, err := os.ReadFile(f); err != nil || !bytes.Equal(b, w) {
+					t.Errorf("%s differs from Profile(meta).WriteFile (%d bytes, %d): %v", filepath.Base(f), len(b), len(w), err)
+				}
+			}
+			if p, err := overlap.ParseFile(got); err != nil || overlap.Size(p) < 1200 {
+				t.Errorf("written profile: %v, size %d", err, overlap.Size(p))
+			}
+		})
 	}
 }

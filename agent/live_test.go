@@ -117,7 +117,7 @@ func BenchmarkSnapshotPause(b *testing.B) {
 		fs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
 	}
 	for g := 0; g < 100; g++ {
-		st := newState(false)
+		st := newState(false, a.pool)
 		st.owner = a.id
 		for i := range fs {
 			c := st.child(&st.root, fs[(i+g)%len(fs)])

@@ -33,11 +33,20 @@ func (p *Profile) Write(w io.Writer) error {
 // WriteFile writes p to the named file atomically: it writes a temporary file
 // in the same directory, syncs it and renames it over path, so readers see
 // the old file or the whole new one, never a part. The file gets mode 0644.
-func (p *Profile) WriteFile(path string) (err error) {
+func (p *Profile) WriteFile(path string) error {
 	b, err := p.encode()
 	if err != nil {
 		return err
 	}
+	return writeFile(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// writeFile writes the named file atomically with write: a temporary file
+// in the same directory, synced and renamed over path.
+func writeFile(path string, write func(io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write profile: %w", err)
@@ -49,7 +58,7 @@ func (p *Profile) WriteFile(path string) (err error) {
 			err = fmt.Errorf("write profile %s: %w", path, err)
 		}
 	}()
-	if _, err := f.Write(b); err != nil {
+	if err := write(f); err != nil {
 		return err
 	}
 	if err := f.Chmod(0o644); err != nil {
@@ -71,8 +80,7 @@ func (p *Profile) encode() ([]byte, error) {
 		return nil, fmt.Errorf("write profile: %w", err)
 	}
 
-	// The tables: every string and function the tree uses, once, sorted.
-	strIndex := map[string]uint64{}
+	// The tables: every function the tree uses, once, sorted.
 	funcIndex := map[Func]uint64{}
 	nodes := 0
 	traverse(p.Root, func(path []*Node) error {
@@ -82,24 +90,33 @@ func (p *Profile) encode() ([]byte, error) {
 		}
 		return nil
 	}, nil)
-	// (The strings from the functions, not from every node: a tree has
-	// many more nodes than functions, and hashing strings is most of
-	// writing a big profile.)
-	for f := range funcIndex {
-		strIndex[f.Name] = 0
-		strIndex[f.File] = 0
-	}
-	strs := sortedKeys(strIndex, strings.Compare)
-	for i, s := range strs {
-		strIndex[s] = uint64(i)
-	}
 	funcs := sortedKeys(funcIndex, compareFuncs)
 	for i, f := range funcs {
 		funcIndex[f] = uint64(i) + 1 // 0 stands for the root's empty Func
 	}
+	b := appendHeader(nil, &p.Meta, p.TotalInstructions, p.TotalSamples)
+	b = appendTables(b, funcs)
+	b = appendUvarint(b, uint64(nodes))
+	traverse(p.Root, func(path []*Node) error {
+		n := path[len(path)-1]
+		var fn uint64
+		if len(path) > 1 {
+			fn = funcIndex[n.Func]
+		}
+		b = appendUvarint(b, fn)
+		b = appendUvarint(b, uint64(n.Samples))
+		b = appendUvarint(b, uint64(n.Instructions))
+		b = appendUvarint(b, uint64(n.Calls))
+		b = appendUvarint(b, uint64(len(n.Children)))
+		return nil
+	}, nil)
+	return appendUint32(b, checksum(b)), nil
+}
 
-	b := []byte(magic)
-	m := &p.Meta
+// appendHeader appends the magic, the format version and the metadata and
+// totals of a profile (the version is 1 unless the metadata needs 2).
+func appendHeader(b []byte, m *Meta, totalInstructions, totalSamples int64) []byte {
+	b = append(b, magic...)
 	v2 := m.Metric != "" || len(m.Labels) > 0
 	b = appendUvarint(b, map[bool]uint64{false: 1, true: 2}[v2])
 	b = appendString(b, m.Mode)
@@ -119,9 +136,25 @@ func (p *Profile) encode() ([]byte, error) {
 			b = appendString(b, l.Value)
 		}
 	}
-	b = appendUvarint(b, uint64(p.TotalInstructions))
-	b = appendUvarint(b, uint64(p.TotalSamples))
+	b = appendUvarint(b, uint64(totalInstructions))
+	return appendUvarint(b, uint64(totalSamples))
+}
 
+// appendTables appends the string table and the function table of a
+// profile whose functions, distinct and in canonical order, are funcs.
+// (The strings from the functions, not from every node: a tree has many
+// more nodes than functions, and hashing strings is most of writing a big
+// profile.)
+func appendTables(b []byte, funcs []Func) []byte {
+	strIndex := map[string]uint64{}
+	for _, f := range funcs {
+		strIndex[f.Name] = 0
+		strIndex[f.File] = 0
+	}
+	strs := sortedKeys(strIndex, strings.Compare)
+	for i, s := range strs {
+		strIndex[s] = uint64(i)
+	}
 	b = appendUvarint(b, uint64(len(strs)))
 	for _, s := range strs {
 		b = appendString(b, s)
@@ -132,21 +165,7 @@ func (p *Profile) encode() ([]byte, error) {
 		b = appendUvarint(b, strIndex[f.File])
 		b = appendUvarint(b, uint64(f.Line))
 	}
-	b = appendUvarint(b, uint64(nodes))
-	traverse(p.Root, func(path []*Node) error {
-		n := path[len(path)-1]
-		var fn uint64
-		if len(path) > 1 {
-			fn = funcIndex[n.Func]
-		}
-		b = appendUvarint(b, fn)
-		b = appendUvarint(b, uint64(n.Samples))
-		b = appendUvarint(b, uint64(n.Instructions))
-		b = appendUvarint(b, uint64(n.Calls))
-		b = appendUvarint(b, uint64(len(n.Children)))
-		return nil
-	}, nil)
-	return appendUint32(b, checksum(b)), nil
+	return b
 }
 
 func appendString(b []byte, s string) []byte {

@@ -206,30 +206,8 @@ var ErrInvalid = errors.New("invalid profile")
 //
 // The error wraps [ErrInvalid] and names the offending node.
 func (p *Profile) CheckValid() error {
-	for _, c := range []struct {
-		name string
-		v    int64
-	}{
-		{"granularity", p.Meta.Granularity},
-		{"jitter", p.Meta.Jitter},
-		{"metric version", int64(p.Meta.MetricVersion)},
-		{"total instructions", p.TotalInstructions},
-		{"total samples", p.TotalSamples},
-	} {
-		if c.v < 0 {
-			return invalidf("negative %s %d", c.name, c.v)
-		}
-	}
-	if p.Meta.Metric == "" && p.Meta.MetricTable != "" {
-		return invalidf("metric table %q without a metric", p.Meta.MetricTable)
-	}
-	for i, l := range p.Meta.Labels {
-		switch {
-		case l.Key == "":
-			return invalidf("label %d has an empty key", i)
-		case i > 0 && p.Meta.Labels[i-1].Key >= l.Key:
-			return invalidf("labels not sorted by key, or key %q twice", l.Key)
-		}
+	if err := checkHeader(&p.Meta, p.TotalInstructions, p.TotalSamples); err != nil {
+		return err
 	}
 	if p.Root == nil {
 		return invalidf("no root node")
@@ -237,31 +215,8 @@ func (p *Profile) CheckValid() error {
 	var sums [3]uint64 // Samples, Instructions, Calls; each ≤ MaxInt64 between steps
 	return traverse(p.Root, func(path []*Node) error {
 		n := path[len(path)-1]
-		if len(path) == 1 {
-			if n.Func != (Func{}) {
-				return invalidf("root node has function %q; the root must have the zero Func", n.Func.Name)
-			}
-			if n.Samples != 0 || n.Instructions != 0 || n.Calls != 0 {
-				return invalidf("root node has counts (samples %d, instructions %d, calls %d); counts belong to a function's context",
-					n.Samples, n.Instructions, n.Calls)
-			}
-		} else {
-			if n.Func.Name == "" {
-				return invalidf("%s has an empty function name", where(path))
-			}
-			if n.Func.Line < 0 {
-				return invalidf("%s has negative line %d", where(path), n.Func.Line)
-			}
-			for i, c := range [3]int64{n.Samples, n.Instructions, n.Calls} {
-				name := [3]string{"samples", "instructions", "calls"}[i]
-				if c < 0 {
-					return invalidf("%s has negative %s %d", where(path), name, c)
-				}
-				sums[i] += uint64(c)
-				if sums[i] > math.MaxInt64 {
-					return invalidf("the sum of %s over all nodes overflows int64 (at %s)", name, where(path))
-				}
-			}
+		if err := checkNode(n.Func, [3]int64{n.Samples, n.Instructions, n.Calls}, len(path)-1, &sums); err != nil {
+			return err
 		}
 		for i, c := range n.Children {
 			if c == nil {
@@ -359,6 +314,70 @@ func traverse(root *Node, enter func(path []*Node) error, leave func(path []*Nod
 			leave(path)
 		}
 		path, next = path[:d], next[:d]
+	}
+	return nil
+}
+
+// checkHeader is CheckValid for the metadata and totals.
+func checkHeader(m *Meta, totalInstructions, totalSamples int64) error {
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{
+		{"granularity", m.Granularity},
+		{"jitter", m.Jitter},
+		{"metric version", int64(m.MetricVersion)},
+		{"total instructions", totalInstructions},
+		{"total samples", totalSamples},
+	} {
+		if c.v < 0 {
+			return invalidf("negative %s %d", c.name, c.v)
+		}
+	}
+	if m.Metric == "" && m.MetricTable != "" {
+		return invalidf("metric table %q without a metric", m.MetricTable)
+	}
+	for i, l := range m.Labels {
+		switch {
+		case l.Key == "":
+			return invalidf("label %d has an empty key", i)
+		case i > 0 && m.Labels[i-1].Key >= l.Key:
+			return invalidf("labels not sorted by key, or key %q twice", l.Key)
+		}
+	}
+	return nil
+}
+
+// checkNode is CheckValid for one node at depth d (0 for the root) with
+// function f and counts samples, instructions, calls; sums holds the
+// counts' sums over the nodes checked before.
+func checkNode(f Func, counts [3]int64, d int, sums *[3]uint64) error {
+	if d == 0 {
+		if f != (Func{}) {
+			return invalidf("root node has function %q; the root must have the zero Func", f.Name)
+		}
+		if counts != [3]int64{} {
+			return invalidf("root node has counts (samples %d, instructions %d, calls %d); counts belong to a function's context",
+				counts[0], counts[1], counts[2])
+		}
+		return nil
+	}
+	where := func() string { return fmt.Sprintf("node %q at depth %d", f.Name, d) }
+	if f.Name == "" {
+		return invalidf("%s has an empty function name", where())
+	}
+	if f.Line < 0 {
+		return invalidf("%s has negative line %d", where(), f.Line)
+	}
+	for i, c := range counts {
+		name := [3]string{"samples", "instructions", "calls"}[i]
+		if c < 0 {
+			return invalidf("%s has negative %s %d", where(), name, c)
+		}
+		sums[i] += uint64(c)
+		if sums[i] > math.MaxInt64 {
+			return invalidf("the sum of %s over all nodes overflows int64 (at %s)", name, where())
+		}
 	}
 	return nil
 }

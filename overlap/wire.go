@@ -38,8 +38,14 @@ func uvarint(b []byte) (uint64, int) {
 }
 
 // checksum is the 32-bit FNV-1a hash of b.
-func checksum(b []byte) uint32 {
-	h := uint32(2166136261)
+func checksum(b []byte) uint32 { return checksumUpdate(checksumInit, b) }
+
+// checksumInit is the checksum of no bytes.
+const checksumInit = uint32(2166136261)
+
+// checksumUpdate returns the checksum of the bytes whose checksum is h
+// followed by b.
+func checksumUpdate(h uint32, b []byte) uint32 {
 	for _, c := range b {
 		h ^= uint32(c)
 		h *= 16777619

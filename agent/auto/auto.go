@@ -95,6 +95,14 @@ func init() {
 				debug.SetGCPercent(-1)
 			}
 			a.FlushRunning()
+			if exiting && per == nil {
+				// The run's one profile, written from the agent's tree
+				// as it is: no copy of a tree of millions of contexts.
+				if err := a.WriteFinal(out, meta()); err != nil {
+					fmt.Fprintln(os.Stderr, "kprof: writing profile:", err)
+				}
+				return
+			}
 			p := a.Profile(meta())
 			if err := p.WriteFile(out); err != nil {
 				fmt.Fprintln(os.Stderr, "kprof: writing profile:", err)
