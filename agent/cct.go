@@ -64,7 +64,7 @@ type arena struct {
 	pool       *chunkPool
 }
 
-const chunk = 256
+const chunk = 16
 
 // nodeChunk is a block of nodes; an arena's chunks form a list.
 type nodeChunk struct {
@@ -190,7 +190,8 @@ type gstate struct {
 	// most recently found or made there. A sibling list is walked only on
 	// a miss: in exact mode every call looks up its callee's node, and
 	// walking long sibling lists took a sixth of encoding/json's run.
-	kids []*node
+	kids      []*node
+	kidsShift uint // 64 - log2(len(kids))
 	// What FlushRunning took from the goroutine (it alone writes these).
 	flushN    int64
 	flushLast *node
@@ -206,19 +207,24 @@ type pending struct {
 	instr int64
 }
 
-// kidsBits is the log2 of the number of slots of a goroutine's child cache.
-const kidsBits = 10
+// A goroutine's child cache has 1<<minKidsBits slots at first, and
+// doubles as its tree grows, up to 1<<kidsBits: a goroutine that makes
+// few contexts (a request handler, a paused parallel test) costs little.
+const (
+	minKidsBits = 6
+	kidsBits    = 10
+)
 
 // mergeNodes is the size of a tree, in contexts, from which a goroutine
 // that ends merges it into the CCT's tree and frees it. Below it, the
 // tree passes to the next goroutine on the g as it is: the ending costs
 // nothing, and most goroutines that share a g run the same code (the same
 // start function), so they share the contexts too.
-const mergeNodes = chunk
+const mergeNodes = 256
 
 // child returns the child of n for f, made if new, through the cache.
 func (g *gstate) child(n *node, f *Func) *node {
-	h := kidSlot(n, f)
+	h := g.kidSlot(n, f)
 	// A cached node that was freed (merge) has no parent; one handed out
 	// again is a child of its parent for its function.
 	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
@@ -228,8 +234,16 @@ func (g *gstate) child(n *node, f *Func) *node {
 }
 
 // kidSlot returns the slot of the child cache for the child of n for f.
-func kidSlot(n *node, f *Func) uint64 {
-	return uint64(uintptr(unsafe.Pointer(n))^uintptr(unsafe.Pointer(f))>>3) * 0x9e3779b97f4a7c15 >> (64 - kidsBits)
+func (g *gstate) kidSlot(n *node, f *Func) uint64 {
+	return uint64(uintptr(unsafe.Pointer(n))^uintptr(unsafe.Pointer(f))>>3) * 0x9e3779b97f4a7c15 >> g.kidsShift
+}
+
+// makeKids gives g an empty child cache of 1<<bits slots. (A smaller one
+// it had is not freed: off-heap memory never is. The sizes double, so the
+// ones left behind add up to less than the last.)
+func (g *gstate) makeKids(bits uint) {
+	g.kids = unsafe.Slice((**node)(counter.Alloc(1<<bits*unsafe.Sizeof((*node)(nil)))), 1<<bits)
+	g.kidsShift = 64 - bits
 }
 
 // miss is child's slow path: the sibling list, then the cache slot h. A
@@ -253,6 +267,9 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 		n.child = c
 	}
 	g.kids[h] = c
+	if b := 64 - g.kidsShift; b < kidsBits && g.nodes.n > 2<<b {
+		g.makeKids(b + 1)
+	}
 	return c
 }
 
@@ -261,8 +278,8 @@ func newState(verify bool, pool *chunkPool) *gstate {
 	g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
 	g.verify = verify
 	g.nodes.pool = pool
-	g.kids = unsafe.Slice((**node)(counter.Alloc(1<<kidsBits*unsafe.Sizeof((*node)(nil)))), 1<<kidsBits)
-	g.reserve(64)
+	g.makeKids(minKidsBits)
+	g.reserve(16)
 	return g
 }
 
@@ -272,7 +289,7 @@ func (g *gstate) reserve(d int) {
 	if d <= cap(g.path) {
 		return
 	}
-	c := max(2*cap(g.path), 64)
+	c := max(2*cap(g.path), 16)
 	for c < d {
 		c *= 2
 	}
@@ -517,7 +534,7 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		// g.child, with its cache hit written out: child does not
 		// inline, and the call costs a twentieth of BenchmarkExactCall
 		// (8.4 ns against 8.0).
-		h := kidSlot(parent, callee)
+		h := g.kidSlot(parent, callee)
 		c = g.kids[h]
 		if c == nil || c.parent != parent || c.fn != callee {
 			c = g.miss(parent, callee, h)
@@ -627,7 +644,7 @@ func (g *gstate) walk(stack []*Func, i int) *node {
 		// inline).
 		c := cur.child
 		if c == nil || c.fn != f {
-			h := kidSlot(cur, f)
+			h := g.kidSlot(cur, f)
 			if c = g.kids[h]; c == nil || c.parent != cur || c.fn != f {
 				c = g.miss(cur, f, h)
 			}
