@@ -46,11 +46,22 @@ type node struct {
 	samples int64
 	instr   int64
 	calls   int64 // exact mode: calls that entered this context
-	// The same, while recording (Record): a benchmark's timed part.
-	rsamples, rinstr, rcalls int64
-	child                    *node // first child
-	next                     *node // next sibling
-	parent                   *node
+	child   *node // first child
+	next    *node // next sibling
+	parent  *node
+	// The counts while recording (Record): a benchmark's timed part.
+	// Made when first counted (arena.rec): most contexts of most runs
+	// are never recorded.
+	rec *recCounts
+}
+
+// recCounts are a node's counts while recording.
+type recCounts struct{ samples, instr, calls int64 }
+
+// recChunk is a block of recCounts; an arena's form a list.
+type recChunk struct {
+	next *recChunk
+	recs [chunk]recCounts
 }
 
 // arena hands out nodes from off-heap chunks, which it keeps: after reset
@@ -62,6 +73,10 @@ type arena struct {
 	used       int // nodes of cur handed out
 	n          int // nodes handed out since reset
 	pool       *chunkPool
+	// The recorded counts of its nodes, handed out from chunks of their
+	// own, which the arena keeps.
+	rfirst, rcur *recChunk
+	rused        int
 }
 
 const chunk = 16
@@ -97,7 +112,35 @@ func (a *arena) new(f *Func) *node {
 
 // reset makes every node handed out free again. The caller has zeroed
 // them (a child cache may still point at them: see child).
-func (a *arena) reset() { a.cur, a.used, a.n = nil, 0, 0 }
+func (a *arena) reset() { a.cur, a.used, a.n, a.rcur, a.rused = nil, 0, 0, nil, 0 }
+
+// rec returns the recorded counts of n, a node of the arena's tree (or its
+// root), made if n has none.
+func (a *arena) rec(n *node) *recCounts {
+	if n.rec != nil {
+		return n.rec
+	}
+	if a.rcur == nil || a.rused == chunk {
+		next := a.rfirst
+		if a.rcur != nil {
+			next = a.rcur.next
+		}
+		if next == nil {
+			next = (*recChunk)(counter.Alloc(unsafe.Sizeof(recChunk{})))
+			if a.rcur == nil {
+				a.rfirst = next
+			} else {
+				a.rcur.next = next
+			}
+		}
+		a.rcur, a.rused = next, 0
+	}
+	r := &a.rcur.recs[a.rused]
+	a.rused++
+	*r = recCounts{} // (reused memory)
+	n.rec = r
+	return r
+}
 
 // release is reset that also gives every chunk but the first to the pool:
 // the memory of a tree that has been merged serves the tree that grows
@@ -476,8 +519,9 @@ func (g *gstate) add(cur *node, n int64, rec bool) {
 	g.total += n
 	g.nsamp++
 	if rec {
-		cur.rsamples++
-		cur.rinstr += n
+		r := g.nodes.rec(cur)
+		r.samples++
+		r.instr += n
 		g.rtotal += n
 		g.rsamp++
 	}
@@ -545,7 +589,7 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	}
 	c.calls++
 	if rec {
-		c.rcalls++
+		g.nodes.rec(c).calls++
 	}
 	g.busy = false
 	return 0
@@ -656,14 +700,17 @@ func (g *gstate) walk(stack []*Func, i int) *node {
 	return cur
 }
 
-// addCounts adds the counts of src to dst.
-func addCounts(dst, src *node) {
+// addCounts adds the counts of src to dst, a node of g's tree.
+func (g *gstate) addCounts(dst, src *node) {
 	dst.samples += src.samples
 	dst.instr += src.instr
 	dst.calls += src.calls
-	dst.rsamples += src.rsamples
-	dst.rinstr += src.rinstr
-	dst.rcalls += src.rcalls
+	if s := src.rec; s != nil {
+		d := g.nodes.rec(dst)
+		d.samples += s.samples
+		d.instr += s.instr
+		d.calls += s.calls
+	}
 }
 
 // merge adds the tree of src to g's tree, making contexts through g's
@@ -673,12 +720,12 @@ func addCounts(dst, src *node) {
 func (g *gstate) merge(src *gstate, free bool) {
 	src.flush()
 	root := &src.root
-	addCounts(&g.root, root)
+	g.addCounts(&g.root, root)
 	dn := &g.root // the node of s's parent in g's tree
 	s := root.child
 	for s != nil {
 		x := g.child(dn, s.fn)
-		addCounts(x, s)
+		g.addCounts(x, s)
 		if s.child != nil {
 			dn, s = x, s.child
 			continue
@@ -873,7 +920,7 @@ func (a *CCT) exit(claim func() int64, n int64) {
 	// instruction (δb of the sum over contexts is 0).
 	cur.instr += n
 	if rec {
-		cur.rinstr += n
+		g.nodes.rec(cur).instr += n
 	}
 	g.last = nil
 	g.busy = false
@@ -924,7 +971,11 @@ func prune(n *overlap.Node) bool {
 
 // forget zeroes the recorded counts of a tree.
 func forget(root *node) {
-	walkTree(root, func(n *node) { n.rsamples, n.rinstr, n.rcalls = 0, 0, 0 })
+	walkTree(root, func(n *node) {
+		if n.rec != nil {
+			*n.rec = recCounts{}
+		}
+	})
 }
 
 // walkTree calls f for every node of the tree of root, root included,
@@ -1067,9 +1118,11 @@ func addTree(dst *overlap.Node, src *node, recorded bool) {
 		todo = todo[:len(todo)-1]
 		dst, src := p.dst, p.src
 		if recorded {
-			dst.Samples += src.rsamples
-			dst.Instructions += src.rinstr
-			dst.Calls += src.rcalls
+			if r := src.rec; r != nil {
+				dst.Samples += r.samples
+				dst.Instructions += r.instr
+				dst.Calls += r.calls
+			}
 		} else {
 			dst.Samples += src.samples
 			dst.Instructions += src.instr
