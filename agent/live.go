@@ -47,16 +47,16 @@ func Delta(prev, cur *overlap.Profile) *overlap.Profile {
 // runtime/cgo) would make every binary larger and add its packages'
 // initialisation to every profile, KPROF_HTTP set or not.
 type Live struct {
-	a      *CCT
-	meta   func() overlap.Meta
-	labels []string
-	start  time.Time
+	a     *CCT
+	meta  func() overlap.Meta
+	start time.Time
 }
 
 // NewLive returns the live profiles of agent a; meta gives each profile's
-// Meta, labels ("k=v") go into every pprof profile's comments.
-func NewLive(a *CCT, meta func() overlap.Meta, labels []string) *Live {
-	return &Live{a: a, meta: meta, labels: labels, start: time.Now()}
+// Meta, whose labels also go into every pprof profile's comments
+// (MetaComments).
+func NewLive(a *CCT, meta func() overlap.Meta) *Live {
+	return &Live{a: a, meta: meta, start: time.Now()}
 }
 
 var running *Live
@@ -144,7 +144,7 @@ func (l *Live) respond(path, query string) (int, string, []byte) {
 }
 
 func (l *Live) pprof(p *overlap.Profile, opt PprofOptions) []byte {
-	opt.Comments = append(MetaComments(p.Meta), l.labels...)
+	opt.Comments = MetaComments(p.Meta)
 	return gzipStored(EncodePprof(p, opt))
 }
 
@@ -158,7 +158,7 @@ func (l *Live) index() []byte {
 <li><a href="/debug/kprof/snapshot">snapshot</a>: everything counted since the program started, pprof</li>
 <li><a href="/debug/kprof/snapshot?format=kprof">snapshot?format=kprof</a>: the same in kprof's format, for kprof report and kprof compare</li>
 </ul></body></html>
-`, escape(l.meta().Program), escape(l.a.set.Mode), time.Since(l.start).Round(time.Second), escape(strings.Join(l.labels, " ")))
+`, escape(l.meta().Program), escape(l.a.set.Mode), time.Since(l.start).Round(time.Second), escape(strings.Join(labelStrings(l.meta().Labels), " ")))
 	return b.Bytes()
 }
 
@@ -167,11 +167,23 @@ func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
 
-// MetaComments returns what a profile's Meta says, as pprof comments.
+// MetaComments returns what a profile's Meta says, as pprof comments:
+// kprof's version, the program and the mode, the sampling settings, the
+// Go version and platform, then one comment "key=value" per label.
 func MetaComments(m overlap.Meta) []string {
 	c := []string{"kprof " + m.KprofVersion + ": program " + m.Program + ", mode " + m.Mode}
 	if m.Mode == overlap.ModeSample {
 		c = append(c, fmt.Sprintf("granularity %d, jitter %d, seed %d", m.Granularity, m.Jitter, m.Seed))
 	}
-	return append(c, m.GoVersion+" "+m.GOOS+"/"+m.GOARCH)
+	c = append(c, m.GoVersion+" "+m.GOOS+"/"+m.GOARCH)
+	return append(c, labelStrings(m.Labels)...)
+}
+
+// labelStrings returns labels as "key=value" strings.
+func labelStrings(labels []overlap.Label) []string {
+	s := make([]string, len(labels))
+	for i, l := range labels {
+		s[i] = l.Key + "=" + l.Value
+	}
+	return s
 }

@@ -15,7 +15,9 @@
 //	              what the agent recorded while the benchmark's timer ran
 //	KPROF_HTTP    ADDR: serve live profiles at http://ADDR/debug/kprof/ (agent.ServeLive);
 //	              unset: no server, no goroutine, no listener
-//	KPROF_LABELS  k=v,…: labels of the program, in its pprof profiles' comments
+//	KPROF_LABELS  k=v,…: labels of the program, in every profile it writes (Meta.Labels)
+//	              and in its pprof profiles' comments, with path, version and
+//	              vcs.revision from the build information
 //	KPROF_INTERVAL
 //	              D (60s, 5m): also write what was counted in each interval to
 //	              <KPROF_OUT without .kprof>.<n>.kprof, n from 1, the last at exit
@@ -30,6 +32,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,10 +52,9 @@ func init() {
 	// (Not counted: a program's profile is the same with or without the
 	// live settings' code.)
 	var addr string
-	var labels []string
 	var every time.Duration
 	agent.Suspend(func() {
-		addr, labels, err = liveSettings(os.Getenv)
+		addr, labels, err = liveSettings(os.Getenv, buildLabels())
 		if err == nil {
 			every, err = intervalSetting(os.Getenv)
 		}
@@ -116,7 +118,7 @@ func init() {
 		// Listening here, before main: a bad or busy address stops the
 		// program as other invalid settings do.
 		agent.Suspend(func() {
-			l := agent.NewLive(a, meta, append(buildLabels(), labels...))
+			l := agent.NewLive(a, meta)
 			if err := agent.ServeLive(addr, l); err != nil {
 				fmt.Fprintf(os.Stderr, "kprof: KPROF_HTTP=%q: %v\n", addr, err)
 				os.Exit(2)
@@ -139,12 +141,17 @@ func init() {
 	}()
 }
 
+// labels are the program's labels (liveSettings), in every profile it
+// writes.
+var labels []overlap.Label
+
 func meta() overlap.Meta {
 	return overlap.Meta{
 		GoVersion: runtime.Version(),
 		GOOS:      runtime.GOOS,
 		GOARCH:    runtime.GOARCH,
 		Program:   strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"),
+		Labels:    labels,
 	}
 }
 
@@ -208,32 +215,60 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 	return set, out, nil
 }
 
-// liveSettings reads KPROF_HTTP and KPROF_LABELS, each label "k=v".
-func liveSettings(getenv func(string) string) (addr string, labels []string, err error) {
+// liveSettings reads KPROF_HTTP and KPROF_LABELS ("k=v,k=v", spaces
+// around keys and values trimmed, values may be empty) and returns the
+// address and the program's labels: build's, then KPROF_LABELS', which
+// replace build's of the same key, sorted by key.
+func liveSettings(getenv func(string) string, build []overlap.Label) (addr string, labels []overlap.Label, err error) {
 	addr = getenv("KPROF_HTTP")
+	byKey := map[string]string{}
+	for _, l := range build {
+		byKey[l.Key] = l.Value
+	}
 	if v := getenv("KPROF_LABELS"); v != "" {
+		seen := map[string]bool{}
 		for _, kv := range strings.Split(v, ",") {
-			k, _, ok := strings.Cut(kv, "=")
-			if !ok || strings.TrimSpace(k) == "" {
-				return "", nil, fmt.Errorf("KPROF_LABELS=%q: want k=v,… (%q)", v, kv)
+			k, val, ok := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return "", nil, fmt.Errorf("KPROF_LABELS=%q: want k=v,… with a key before each = (%q)", v, kv)
 			}
-			labels = append(labels, strings.TrimSpace(kv))
+			if seen[k] {
+				return "", nil, fmt.Errorf("KPROF_LABELS=%q: key %q twice", v, k)
+			}
+			seen[k] = true
+			byKey[k] = strings.TrimSpace(val)
 		}
 	}
+	for k, v := range byKey {
+		labels = append(labels, overlap.Label{Key: k, Value: v})
+	}
+	slices.SortFunc(labels, func(a, b overlap.Label) int { return strings.Compare(a.Key, b.Key) })
 	return addr, labels, nil
 }
 
-// buildLabels returns the program's own labels: program, version (its
-// main module's, from the build information), goos and goarch.
-func buildLabels() []string {
-	version := "(unknown)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		version = bi.Main.Version
+// buildLabels returns what the build information says of the program
+// beyond what a profile's Meta holds (program name, Go version, GOOS,
+// GOARCH): the main package's import path (path), its module's version
+// (version: a tag, a pseudo-version from the VCS, or "(devel)") and the
+// VCS revision it was built from (vcs.revision), those that are known.
+func buildLabels() []overlap.Label {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
 	}
-	return []string{
-		"program=" + strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"),
-		"version=" + version,
-		"goos=" + runtime.GOOS,
-		"goarch=" + runtime.GOARCH,
+	var ls []overlap.Label
+	add := func(k, v string) {
+		if v != "" {
+			ls = append(ls, overlap.Label{Key: k, Value: v})
+		}
 	}
+	add("path", bi.Path)
+	add("version", bi.Main.Version)
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			add("vcs.revision", s.Value)
+		}
+	}
+	return ls
 }
