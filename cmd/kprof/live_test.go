@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -81,7 +83,7 @@ func TestLiveHTTP(t *testing.T) {
 		}
 	})
 
-	t.Run("interval", func(t *testing.T) { testInterval(t, bin) })
+	t.Run("interval", func(t *testing.T) { testInterval(t, kprofBin, bin) })
 
 	kaddr, app := freeAddr(t), freeAddr(t)
 	cmd := exec.Command(bin, app)
@@ -200,6 +202,9 @@ func TestLiveHTTP(t *testing.T) {
 	}
 
 	a := snapshot()
+	if got := labelString(a.Meta.Labels); !strings.HasPrefix(got, "env=test path=github.com/kprof/kprof/testdata/liveserver team=kprof version=") {
+		t.Errorf("the snapshot's labels are %s, want env, path, team and version", got)
+	}
 	w1 := window(2, 40)
 	w2 := window(1, 0)
 	b := snapshot()
@@ -248,14 +253,24 @@ func TestLiveHTTP(t *testing.T) {
 	}
 }
 
+// labelString returns labels as "k=v k=v".
+func labelString(labels []overlap.Label) string {
+	var s []string
+	for _, l := range labels {
+		s = append(s, l.Key+"="+l.Value)
+	}
+	return strings.Join(s, " ")
+}
+
 // testInterval: KPROF_INTERVAL writes one valid delta profile per
-// interval and one at the end, numbered from 1, which add up to the
-// end-of-run profile.
-func testInterval(t *testing.T, bin string) {
+// interval and one at the end, numbered from 1, with the run's labels,
+// which add up to the end-of-run profile: kprof merge writes it byte for
+// byte, and kprof report of the files prints its report.
+func testInterval(t *testing.T, kprofBin, bin string) {
 	dir := t.TempDir()
 	app := freeAddr(t)
 	cmd := exec.Command(bin, app)
-	cmd.Env = append(os.Environ(), "KPROF_MODE=exact", "KPROF_INTERVAL=1s", "KPROF_OUT="+dir+"/s.kprof")
+	cmd.Env = append(os.Environ(), "KPROF_MODE=exact", "KPROF_INTERVAL=1s", "KPROF_OUT="+dir+"/s.kprof", "KPROF_LABELS=env=test")
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
@@ -286,8 +301,10 @@ func testInterval(t *testing.T, bin string) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	var parts []*overlap.Profile
+	var files []string
 	for n := 1; ; n++ {
-		p, err := overlap.ParseFile(fmt.Sprintf("%s/s.%d.kprof", dir, n))
+		file := fmt.Sprintf("s.%d.kprof", n)
+		p, err := overlap.ParseFile(filepath.Join(dir, file))
 		if os.IsNotExist(err) {
 			break
 		}
@@ -297,7 +314,14 @@ func testInterval(t *testing.T, bin string) {
 		if err := p.CheckValid(); err != nil {
 			t.Fatal(err)
 		}
+		if !reflect.DeepEqual(p.Meta, end.Meta) {
+			t.Errorf("%s: meta %+v, end of run %+v", file, p.Meta, end.Meta)
+		}
 		parts = append(parts, p)
+		files = append(files, file)
+	}
+	if !strings.HasPrefix(labelString(end.Meta.Labels), "env=test path=github.com/kprof/kprof/testdata/liveserver version=") {
+		t.Errorf("end of run: labels %s", labelString(end.Meta.Labels))
 	}
 	// Two whole intervals at least (2.5 s at 1 s), and the last one.
 	if len(parts) < 3 {
@@ -331,5 +355,25 @@ func testInterval(t *testing.T, bin string) {
 		if got[k] != v {
 			t.Errorf("%s: merged intervals %v, end of run %v", k, got[k], v)
 		}
+	}
+
+	// The same through the CLI: kprof merge, kprof report of the files
+	// and kprof compare.
+	r := runKprof(t, kprofBin, dir, append([]string{"merge", "-o", "merged.kprof"}, files...)...)
+	if r.status != 0 || r.stderr != "" {
+		t.Fatalf("kprof merge: status %d\n%s", r.status, r.stderr)
+	}
+	mb, _ := os.ReadFile(filepath.Join(dir, "merged.kprof"))
+	eb, _ := os.ReadFile(filepath.Join(dir, "s.kprof"))
+	if !bytes.Equal(mb, eb) {
+		t.Errorf("kprof merge of %v differs from the end-of-run profile", files)
+	}
+	all := runKprof(t, kprofBin, dir, append([]string{"report", "--nodecount", "0"}, files...)...)
+	one := runKprof(t, kprofBin, dir, "report", "--nodecount", "0", "s.kprof")
+	if all.status != 0 || all.stdout != one.stdout || !strings.Contains(one.stdout, "\nlabels: env=test path=") {
+		t.Errorf("kprof report of the interval files:\n%s%s\nof the end-of-run profile:\n%s", all.stdout, all.stderr, one.stdout)
+	}
+	if c := runKprof(t, kprofBin, dir, "compare", "merged.kprof", "s.kprof"); c.status != 0 || !strings.HasPrefix(c.stdout, "overlap: 100.00%\n") {
+		t.Errorf("kprof compare merged.kprof s.kprof: status %d\n%s%s", c.status, c.stdout, c.stderr)
 	}
 }
