@@ -21,6 +21,8 @@
 //	KPROF_INTERVAL
 //	              D (60s, 5m): also write what was counted in each interval to
 //	              <KPROF_OUT without .kprof>.<n>.kprof, n from 1, the last at exit
+//	KPROF_EVERY   N (at least 1000000): the same, each time the instructions the program's
+//	              samples report reach a multiple of N (everyAgent); not with KPROF_INTERVAL
 //
 // An invalid value stops the program before main with exit status 2.
 package auto
@@ -53,10 +55,14 @@ func init() {
 	// live settings' code.)
 	var addr string
 	var every time.Duration
+	var everyN int64
 	agent.Suspend(func() {
 		addr, labels, err = liveSettings(os.Getenv, buildLabels())
 		if err == nil {
 			every, err = intervalSetting(os.Getenv)
+		}
+		if err == nil {
+			everyN, err = everySetting(os.Getenv)
 		}
 	})
 	if err == nil && addr != "" && set.Mode == "off" {
@@ -64,6 +70,12 @@ func init() {
 	}
 	if err == nil && every != 0 && set.Mode == "off" {
 		err = fmt.Errorf("KPROF_INTERVAL=%q: KPROF_MODE=off has no profile to write", os.Getenv("KPROF_INTERVAL"))
+	}
+	if err == nil && everyN != 0 && set.Mode == "off" {
+		err = fmt.Errorf("KPROF_EVERY=%q: KPROF_MODE=off has no profile to write", os.Getenv("KPROF_EVERY"))
+	}
+	if err == nil && everyN != 0 && every != 0 {
+		err = fmt.Errorf("KPROF_EVERY=%q and KPROF_INTERVAL=%q: both write <KPROF_OUT stem>.<n>.kprof, set one", os.Getenv("KPROF_EVERY"), os.Getenv("KPROF_INTERVAL"))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kprof:", err)
@@ -74,12 +86,18 @@ func init() {
 		return
 	}
 	a := agent.NewCCT(set)
-	agent.Install(a)
+	var per *periodic
+	switch {
+	case everyN != 0:
+		per = newPeriodic(a, out)
+		agent.Install(&everyAgent{CCT: a, n: everyN, per: per})
+	default:
+		agent.Install(a)
+	}
 	if dir := os.Getenv("KPROF_BENCH_PROFILES"); dir != "" {
 		agent.SetRecorder(benchRecorder{a, dir})
 	}
 	var once sync.Once
-	var per *periodic
 	if every != 0 {
 		per = startPeriodic(a, out, every)
 	}

@@ -25,11 +25,12 @@ func intervalSetting(getenv func(string) string) (time.Duration, error) {
 	return d, nil
 }
 
-// periodic writes one delta profile per interval: what the program
-// counted since the previous one, to <out stem>.<n>.kprof (n from 1),
-// each file written atomically (overlap's WriteFile). The last one, at
-// the end of the run, holds what was counted since the previous one, so
-// that the files add up to the run's profile.
+// periodic writes delta profiles, one per interval (KPROF_INTERVAL) or
+// per N instructions (KPROF_EVERY): what the program counted since the
+// previous one, to <out stem>.<n>.kprof (n from 1), each file written
+// atomically (overlap's WriteFile). The last one, at the end of the run,
+// holds what was counted since the previous one, so that the files add
+// up to the run's profile.
 type periodic struct {
 	a    *agent.CCT
 	stem string
@@ -37,10 +38,17 @@ type periodic struct {
 	prev *overlap.Profile
 	n    int
 	done bool
+	// KPROF_EVERY: the multiple of N the last file was written at.
+	boundary int64
 }
 
+func newPeriodic(a *agent.CCT, out string) *periodic {
+	return &periodic{a: a, stem: strings.TrimSuffix(out, ".kprof"), prev: &overlap.Profile{Root: &overlap.Node{}}}
+}
+
+// startPeriodic starts writing one delta profile per interval.
 func startPeriodic(a *agent.CCT, out string, every time.Duration) *periodic {
-	p := &periodic{a: a, stem: strings.TrimSuffix(out, ".kprof"), prev: &overlap.Profile{Root: &overlap.Node{}}}
+	p := newPeriodic(a, out)
 	// Not counted: the program's profile is the same with or without it.
 	go agent.Suspend(func() {
 		for next := time.Now().Add(every); ; next = next.Add(every) {
