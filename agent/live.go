@@ -82,14 +82,10 @@ const MaxSeconds = 3600
 //	/debug/kprof/                   an index of these
 //
 // It returns the HTTP status, the content type and the body. A program
-// with its own mux mounts it with
+// with its own HTTP server mounts package kprofhttp's Handler, which
+// calls it:
 //
-//	mux.HandleFunc("/debug/kprof/", func(w http.ResponseWriter, r *http.Request) {
-//		status, ctype, body := agent.Running().Respond(r.URL.Path, r.URL.RawQuery)
-//		w.Header().Set("Content-Type", ctype)
-//		w.WriteHeader(status)
-//		w.Write(body)
-//	})
+//	mux.Handle("/debug/kprof/", kprofhttp.Handler())
 func (l *Live) Respond(path, query string) (status int, contentType string, body []byte) {
 	Suspend(func() { status, contentType, body = l.respond(path, query) })
 	return
@@ -108,8 +104,10 @@ func (l *Live) respond(path, query string) (int, string, []byte) {
 		}
 	}
 	switch path {
-	case "/debug/kprof/", "/debug/kprof":
-		return 200, "text/html; charset=utf-8", l.index()
+	case "/debug/kprof/":
+		return 200, "text/html; charset=utf-8", l.index("")
+	case "/debug/kprof":
+		return 200, "text/html; charset=utf-8", l.index("kprof/")
 	case "/debug/kprof/profile":
 		secs := int64(30)
 		if s, ok := q["seconds"]; ok {
@@ -148,17 +146,20 @@ func (l *Live) pprof(p *overlap.Profile, opt PprofOptions) []byte {
 	return gzipStored(EncodePprof(p, opt))
 }
 
-func (l *Live) index() []byte {
+// index returns the index page; its links are relative, to base (""
+// from /debug/kprof/, "kprof/" from /debug/kprof), so that they work
+// wherever a program mounts the endpoints.
+func (l *Live) index(base string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<html><head><title>/debug/kprof/</title></head><body>
 <h1>kprof: %s</h1>
 <p>mode %s, up %s; labels: %s</p>
 <ul>
-<li><a href="/debug/kprof/profile?seconds=30">profile?seconds=30</a>: what every goroutine counted in the next 30 seconds (instructions and samples per calling context), gzipped pprof: <code>go tool pprof http://HOST/debug/kprof/profile?seconds=30</code></li>
-<li><a href="/debug/kprof/snapshot">snapshot</a>: everything counted since the program started, pprof</li>
-<li><a href="/debug/kprof/snapshot?format=kprof">snapshot?format=kprof</a>: the same in kprof's format, for kprof report and kprof compare</li>
+<li><a href="%[5]sprofile?seconds=30">profile?seconds=30</a>: what every goroutine counted in the next 30 seconds (instructions and samples per calling context), gzipped pprof: <code>go tool pprof http://HOST/debug/kprof/profile?seconds=30</code></li>
+<li><a href="%[5]ssnapshot">snapshot</a>: everything counted since the program started, pprof</li>
+<li><a href="%[5]ssnapshot?format=kprof">snapshot?format=kprof</a>: the same in kprof's format, for kprof report and kprof compare</li>
 </ul></body></html>
-`, escape(l.meta().Program), escape(l.a.set.Mode), time.Since(l.start).Round(time.Second), escape(strings.Join(labelStrings(l.meta().Labels), " ")))
+`, escape(l.meta().Program), escape(l.a.set.Mode), time.Since(l.start).Round(time.Second), escape(strings.Join(labelStrings(l.meta().Labels), " ")), base)
 	return b.Bytes()
 }
 

@@ -132,18 +132,21 @@ func init() {
 			}
 		})
 	}
-	if addr != "" {
-		// Listening here, before main: a bad or busy address stops the
-		// program as other invalid settings do.
-		agent.Suspend(func() {
-			l := agent.NewLive(a, meta)
+	// The live profiles: served on KPROF_HTTP's address, and by package
+	// kprofhttp's handler on the program's own server, KPROF_HTTP set or
+	// not.
+	agent.Suspend(func() {
+		l := agent.NewLive(a, meta)
+		if addr != "" {
+			// Listening here, before main: a bad or busy address stops
+			// the program as other invalid settings do.
 			if err := agent.ServeLive(addr, l); err != nil {
 				fmt.Fprintf(os.Stderr, "kprof: KPROF_HTTP=%q: %v\n", addr, err)
 				os.Exit(2)
 			}
-			agent.SetLive(l)
-		})
-	}
+		}
+		agent.SetLive(l)
+	})
 	agent.AtExit(func() { write(true) })
 	// SIGINT and SIGTERM: write the profile, then let the signal have its
 	// usual effect.

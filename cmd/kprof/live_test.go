@@ -84,6 +84,7 @@ func TestLiveHTTP(t *testing.T) {
 	})
 
 	t.Run("interval", func(t *testing.T) { testInterval(t, kprofBin, bin) })
+	t.Run("handler", func(t *testing.T) { testHandler(t, bin) })
 
 	kaddr, app := freeAddr(t), freeAddr(t)
 	cmd := exec.Command(bin, app)
@@ -250,6 +251,113 @@ func TestLiveHTTP(t *testing.T) {
 	}
 	if !strings.Contains(top, "main.handleWork") || !strings.Contains(top, "Type: instructions") {
 		t.Errorf("go tool pprof -top does not list main.handleWork:\n%s", top)
+	}
+}
+
+// testHandler: a kprof-built server that mounts kprofhttp.Handler on
+// its own mux serves the live profiles there, without KPROF_HTTP: go tool
+// pprof -top lists the request handler from a window taken under load,
+// which the server keeps answering; the pprof package parses and
+// validates the snapshot, with the labels in its comments; KPROF_MODE=off
+// answers 503.
+func testHandler(t *testing.T, bin string) {
+	start := func(env ...string) (app string, stop func()) {
+		app = freeAddr(t)
+		cmd := exec.Command(bin, app, "mount")
+		cmd.Env = append(append(os.Environ(), "KPROF_OUT="+t.TempDir()+"/h.kprof"), env...)
+		var log bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			resp, err := http.Get("http://" + app + "/work?n=1")
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if i == 100 {
+				t.Fatalf("the server does not answer: %v\n%s", err, log.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return app, func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			if t.Failed() {
+				t.Logf("server output:\n%s", log.String())
+			}
+		}
+	}
+
+	app, stop := start("KPROF_MODE=exact", "KPROF_LABELS=env=mounted")
+	defer stop()
+	base := "http://" + app + "/debug/kprof/"
+	q, err := profile.Parse(bytes.NewReader(get(t, base+"snapshot")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Join(q.Comments, "\n"); !strings.Contains(c, "\nenv=mounted\n") || !strings.Contains(c, "path=github.com/kprof/kprof/testdata/liveserver") {
+		t.Errorf("snapshot's comments:\n%s", c)
+	}
+	p, err := overlap.Parse(bytes.NewReader(get(t, base+"snapshot?format=kprof")))
+	if err != nil || !strings.HasPrefix(labelString(p.Meta.Labels), "env=mounted path=") {
+		t.Errorf("snapshot?format=kprof: %v, labels %v", err, p)
+	}
+	if idx := string(get(t, base)); !strings.Contains(idx, `href="profile?seconds=30"`) {
+		t.Errorf("index page:\n%s", idx)
+	}
+
+	// Requests, each checked, until go tool pprof is done.
+	const n = 300
+	want := fmt.Sprintln(n * (n + 1) * (2*n + 1) / 6)
+	stopLoad, done := make(chan struct{}), make(chan int)
+	go func() {
+		served := 0
+		defer func() { done <- served }()
+		for {
+			select {
+			case <-stopLoad:
+				return
+			default:
+			}
+			resp, err := http.Get(fmt.Sprintf("http://%s/work?n=%d", app, n))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(b) != want {
+				t.Errorf("/work answered %q, want %q", b, want)
+				return
+			}
+			served++
+		}
+	}()
+	top, err := runCmd("", []string{"PPROF_TMPDIR=" + t.TempDir()}, "go", "tool", "pprof", "-top", base+"profile?seconds=2")
+	close(stopLoad)
+	served := <-done
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, top)
+	}
+	if !strings.Contains(top, "main.handleWork") || !strings.Contains(top, "Type: instructions") || served == 0 {
+		t.Errorf("go tool pprof -top (%d requests served meanwhile):\n%s", served, top)
+	}
+
+	off, stopOff := start("KPROF_MODE=off")
+	defer stopOff()
+	resp, err := http.Get("http://" + off + "/debug/kprof/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || !strings.HasPrefix(string(b), "kprof: no live profile in this program") {
+		t.Errorf("KPROF_MODE=off: %s %q, want 503", resp.Status, b)
 	}
 }
 
