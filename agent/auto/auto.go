@@ -114,6 +114,9 @@ func init() {
 				// holds.
 				debug.SetGCPercent(-1)
 			}
+			if per != nil {
+				per.stop()
+			}
 			a.FlushRunning()
 			if exiting && per == nil {
 				// The run's one profile, written from the agent's tree

@@ -37,7 +37,9 @@ type periodic struct {
 	mu   sync.Mutex
 	prev *overlap.Profile
 	n    int
-	done bool
+	done bool // stop: no more files but the last
+	// final: the last file is written.
+	final bool
 	// KPROF_EVERY: the multiple of N the last file was written at.
 	boundary int64
 }
@@ -76,12 +78,22 @@ func (p *periodic) write(cur *overlap.Profile) {
 	p.prev = cur
 }
 
-// last writes the delta of the run's profile, at its end, and stops.
+// stop ends the files written during the run, before the run's profile
+// is read: one being written is finished first, and none is written after
+// (a later one would hold counts beyond the run's profile, and the last
+// file's delta would be negative there).
+func (p *periodic) stop() {
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
+}
+
+// last writes the delta of the run's profile, read after stop, once.
 func (p *periodic) last(final *overlap.Profile) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.done {
-		p.done = true
+	if !p.final {
+		p.final = true
 		p.write(final)
 	}
 }
