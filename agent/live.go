@@ -47,16 +47,16 @@ func Delta(prev, cur *overlap.Profile) *overlap.Profile {
 // runtime/cgo) would make every binary larger and add its packages'
 // initialisation to every profile, KPROF_HTTP set or not.
 type Live struct {
-	a      *CCT
-	meta   func() overlap.Meta
-	labels []string
-	start  time.Time
+	a     *CCT
+	meta  func() overlap.Meta
+	start time.Time
 }
 
 // NewLive returns the live profiles of agent a; meta gives each profile's
-// Meta, labels ("k=v") go into every pprof profile's comments.
-func NewLive(a *CCT, meta func() overlap.Meta, labels []string) *Live {
-	return &Live{a: a, meta: meta, labels: labels, start: time.Now()}
+// Meta, whose labels also go into every pprof profile's comments
+// (MetaComments).
+func NewLive(a *CCT, meta func() overlap.Meta) *Live {
+	return &Live{a: a, meta: meta, start: time.Now()}
 }
 
 var running *Live
@@ -82,14 +82,10 @@ const MaxSeconds = 3600
 //	/debug/kprof/                   an index of these
 //
 // It returns the HTTP status, the content type and the body. A program
-// with its own mux mounts it with
+// with its own HTTP server mounts package kprofhttp's Handler, which
+// calls it:
 //
-//	mux.HandleFunc("/debug/kprof/", func(w http.ResponseWriter, r *http.Request) {
-//		status, ctype, body := agent.Running().Respond(r.URL.Path, r.URL.RawQuery)
-//		w.Header().Set("Content-Type", ctype)
-//		w.WriteHeader(status)
-//		w.Write(body)
-//	})
+//	mux.Handle("/debug/kprof/", kprofhttp.Handler())
 func (l *Live) Respond(path, query string) (status int, contentType string, body []byte) {
 	Suspend(func() { status, contentType, body = l.respond(path, query) })
 	return
@@ -108,8 +104,10 @@ func (l *Live) respond(path, query string) (int, string, []byte) {
 		}
 	}
 	switch path {
-	case "/debug/kprof/", "/debug/kprof":
-		return 200, "text/html; charset=utf-8", l.index()
+	case "/debug/kprof/":
+		return 200, "text/html; charset=utf-8", l.index("")
+	case "/debug/kprof":
+		return 200, "text/html; charset=utf-8", l.index("kprof/")
 	case "/debug/kprof/profile":
 		secs := int64(30)
 		if s, ok := q["seconds"]; ok {
@@ -144,21 +142,24 @@ func (l *Live) respond(path, query string) (int, string, []byte) {
 }
 
 func (l *Live) pprof(p *overlap.Profile, opt PprofOptions) []byte {
-	opt.Comments = append(MetaComments(p.Meta), l.labels...)
+	opt.Comments = MetaComments(p.Meta)
 	return gzipStored(EncodePprof(p, opt))
 }
 
-func (l *Live) index() []byte {
+// index returns the index page; its links are relative, to base (""
+// from /debug/kprof/, "kprof/" from /debug/kprof), so that they work
+// wherever a program mounts the endpoints.
+func (l *Live) index(base string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<html><head><title>/debug/kprof/</title></head><body>
 <h1>kprof: %s</h1>
 <p>mode %s, up %s; labels: %s</p>
 <ul>
-<li><a href="/debug/kprof/profile?seconds=30">profile?seconds=30</a>: what every goroutine counted in the next 30 seconds (instructions and samples per calling context), gzipped pprof: <code>go tool pprof http://HOST/debug/kprof/profile?seconds=30</code></li>
-<li><a href="/debug/kprof/snapshot">snapshot</a>: everything counted since the program started, pprof</li>
-<li><a href="/debug/kprof/snapshot?format=kprof">snapshot?format=kprof</a>: the same in kprof's format, for kprof report and kprof compare</li>
+<li><a href="%[5]sprofile?seconds=30">profile?seconds=30</a>: what every goroutine counted in the next 30 seconds (instructions and samples per calling context), gzipped pprof: <code>go tool pprof http://HOST/debug/kprof/profile?seconds=30</code></li>
+<li><a href="%[5]ssnapshot">snapshot</a>: everything counted since the program started, pprof</li>
+<li><a href="%[5]ssnapshot?format=kprof">snapshot?format=kprof</a>: the same in kprof's format, for kprof report and kprof compare</li>
 </ul></body></html>
-`, escape(l.meta().Program), escape(l.a.set.Mode), time.Since(l.start).Round(time.Second), escape(strings.Join(l.labels, " ")))
+`, escape(l.meta().Program), escape(l.a.set.Mode), time.Since(l.start).Round(time.Second), escape(strings.Join(labelStrings(l.meta().Labels), " ")), base)
 	return b.Bytes()
 }
 
@@ -167,11 +168,23 @@ func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
 
-// MetaComments returns what a profile's Meta says, as pprof comments.
+// MetaComments returns what a profile's Meta says, as pprof comments:
+// kprof's version, the program and the mode, the sampling settings, the
+// Go version and platform, then one comment "key=value" per label.
 func MetaComments(m overlap.Meta) []string {
 	c := []string{"kprof " + m.KprofVersion + ": program " + m.Program + ", mode " + m.Mode}
 	if m.Mode == overlap.ModeSample {
 		c = append(c, fmt.Sprintf("granularity %d, jitter %d, seed %d", m.Granularity, m.Jitter, m.Seed))
 	}
-	return append(c, m.GoVersion+" "+m.GOOS+"/"+m.GOARCH)
+	c = append(c, m.GoVersion+" "+m.GOOS+"/"+m.GOARCH)
+	return append(c, labelStrings(m.Labels)...)
+}
+
+// labelStrings returns labels as "key=value" strings.
+func labelStrings(labels []overlap.Label) []string {
+	s := make([]string, len(labels))
+	for i, l := range labels {
+		s[i] = l.Key + "=" + l.Value
+	}
+	return s
 }

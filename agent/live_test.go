@@ -142,6 +142,24 @@ func BenchmarkSnapshotPause(b *testing.B) {
 	}
 }
 
+// MetaComments: the Meta's fields, then one comment per label.
+func TestMetaComments(t *testing.T) {
+	for _, tc := range []struct {
+		meta overlap.Meta
+		want string
+	}{
+		{overlap.Meta{Mode: "exact", KprofVersion: "1", Program: "p", GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "arm64"},
+			"kprof 1: program p, mode exact|go1.26.8 linux/arm64"},
+		{overlap.Meta{Mode: "sample", Granularity: 10000, Jitter: 100, Seed: 1, KprofVersion: "1", Program: "p", GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64",
+			Labels: []overlap.Label{{Key: "env", Value: "prod"}, {Key: "region", Value: ""}, {Key: "version", Value: "v1.2.3"}}},
+			"kprof 1: program p, mode sample|granularity 10000, jitter 100, seed 1|go1.26.8 linux/amd64|env=prod|region=|version=v1.2.3"},
+	} {
+		if got := strings.Join(MetaComments(tc.meta), "|"); got != tc.want {
+			t.Errorf("MetaComments(%+v):\n got %q\nwant %q", tc.meta, got, tc.want)
+		}
+	}
+}
+
 // ServeLive answers over HTTP/1.1 what Respond answers; go's HTTP client
 // reads it.
 func TestServeLive(t *testing.T) {
@@ -154,7 +172,10 @@ func TestServeLive(t *testing.T) {
 	a := NewCCT(Settings{Mode: overlap.ModeExact})
 	a.Register()
 	a.Sample([]*Func{fa, fb}, 0, 20)
-	l := NewLive(a, func() overlap.Meta { return overlap.Meta{Program: "t<x>"} }, []string{"env=test"})
+	labels := []overlap.Label{{Key: "env", Value: "test"}, {Key: "team", Value: "a<b"}}
+	l := NewLive(a, func() overlap.Meta {
+		return overlap.Meta{Program: "t<x>", GoVersion: "go1.x", GOOS: "linux", GOARCH: "amd64", Labels: labels}
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -184,18 +205,22 @@ func TestServeLive(t *testing.T) {
 		}
 		return resp.StatusCode, resp.Header.Get("Content-Type"), b
 	}
-	if code, ctype, b := get("/debug/kprof/"); code != 200 || !strings.HasPrefix(ctype, "text/html") || !strings.Contains(string(b), "t&lt;x&gt;") {
+	if code, ctype, b := get("/debug/kprof/"); code != 200 || !strings.HasPrefix(ctype, "text/html") || !strings.Contains(string(b), "t&lt;x&gt;") ||
+		!strings.Contains(string(b), "labels: env=test team=a&lt;b") {
 		t.Errorf("index: %d %s\n%s", code, ctype, b)
 	}
 	code, _, b := get("/debug/kprof/snapshot?format=kprof")
 	p, err := overlap.Parse(bytes.NewReader(b))
-	if code != 200 || err != nil || p.TotalInstructions != 20 {
+	if code != 200 || err != nil || p.TotalInstructions != 20 || fmt.Sprint(p.Meta.Labels) != "[{env test} {team a<b}]" {
 		t.Fatalf("snapshot?format=kprof: %d %v %+v", code, err, p)
 	}
 	code, _, b = get("/debug/kprof/snapshot")
 	q, err := profile.Parse(bytes.NewReader(b))
 	if code != 200 || err != nil || q.CheckValid() != nil || len(q.Sample) != 1 || q.Sample[0].Value[1] != 20 {
 		t.Fatalf("snapshot: %d %v %v", code, err, q)
+	}
+	if got, want := strings.Join(q.Comments, ";"), "kprof "+Version+": program t<x>, mode exact;go1.x linux/amd64;env=test;team=a<b"; got != want {
+		t.Errorf("snapshot's comments %q, want %q", got, want)
 	}
 	go func() {
 		time.Sleep(300 * time.Millisecond)

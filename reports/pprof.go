@@ -20,8 +20,9 @@ import (
 // declaration line: kprof attributes instructions to functions, not to
 // lines. Each calling context with non-zero samples or instructions becomes
 // one Sample whose stack is leaf first, as pprof expects, so the samples'
-// instructions add up to p's SumInstructions. Calls and the metadata go into
-// the profile's comments (go tool pprof -comments).
+// instructions add up to p's SumInstructions. Calls, the metadata and the
+// labels (one "key=value" comment each) go into the profile's comments (go
+// tool pprof -comments).
 //
 // The result is deterministic: functions and locations are in canonical
 // order, samples in preorder of the canonical tree.
@@ -45,6 +46,11 @@ func Pprof(p *overlap.Profile) (*profile.Profile, error) {
 			fmt.Sprintf("mode %s, granularity %d, jitter %d, seed %d, instruction metric %d", m.Mode, m.Granularity, m.Jitter, m.Seed, m.MetricVersion),
 			fmt.Sprintf("%d instructions in total, %d in calling contexts, %d samples", p.TotalInstructions, p.SumInstructions(), p.TotalSamples),
 		},
+	}
+	// The labels, one comment "key=value" each, as the agent's live
+	// profiles carry them (agent.MetaComments).
+	for _, l := range m.Labels {
+		out.Comments = append(out.Comments, l.Key+"="+l.Value)
 	}
 	// One mapping that says the functions are known, so pprof does not look
 	// for a binary to symbolize addresses with.

@@ -189,3 +189,26 @@ func sumSamples(p *overlap.Profile) int64 {
 	p.Walk(func(_ []overlap.Func, c *overlap.Node) { n += c.Samples })
 	return n
 }
+
+// The pprof export's comments: the metadata, then one "key=value" per
+// label, as the agent's live profiles carry them.
+func TestPprofComments(t *testing.T) {
+	labelled := demoProfile()
+	labelled.Meta.Labels = []overlap.Label{{Key: "env", Value: "prod"}, {Key: "version", Value: "v1.2.3"}}
+	for _, tc := range []struct {
+		name string
+		p    *overlap.Profile
+		want string
+	}{
+		{"no labels", demoProfile(), "kprof profile of demo, kprof v0.1.0, go1.26.8, linux/amd64|mode exact, granularity 0, jitter 0, seed 0, instruction metric 1|1000 instructions in total, 1000 in calling contexts, 0 samples|57 calls counted"},
+		{"labels", labelled, "kprof profile of demo, kprof v0.1.0, go1.26.8, linux/amd64|mode exact, granularity 0, jitter 0, seed 0, instruction metric 1|1000 instructions in total, 1000 in calling contexts, 0 samples|env=prod|version=v1.2.3|57 calls counted"},
+	} {
+		pp, err := Pprof(tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(pp.Comments, "|"); got != tc.want {
+			t.Errorf("%s: comments\n %q, want\n %q", tc.name, got, tc.want)
+		}
+	}
+}

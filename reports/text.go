@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/kprof/kprof/overlap"
 )
@@ -191,6 +193,13 @@ func writeHeader(w *ErrWriter, p *overlap.Profile, sum int64) {
 	}
 	w.Printf("program: %s  mode: %s  granularity: %s  instructions: %d  samples: %d\n",
 		program, mode, gran, p.TotalInstructions, p.TotalSamples)
+	if len(m.Labels) > 0 {
+		w.Printf("labels:")
+		for _, l := range m.Labels {
+			w.Printf(" %s=%s", l.Key, quoteIfNeeded(l.Value))
+		}
+		w.Printf("\n")
+	}
 	if sum != p.TotalInstructions {
 		estimated := ""
 		if m.Mode == overlap.ModeSample {
@@ -199,6 +208,16 @@ func writeHeader(w *ErrWriter, p *overlap.Profile, sum int64) {
 		w.Printf("calling contexts hold%s %d instructions (%s of the total, δb %s); percentages are of their sum\n",
 			estimated, sum, percent(sum, p.TotalInstructions), formatDeltaB(overlap.DeltaB(sum, p.TotalInstructions)))
 	}
+}
+
+// quoteIfNeeded returns s, quoted if it is empty or holds a space or a
+// character that is not printable, so that a header's labels stay one
+// line and each stays one word.
+func quoteIfNeeded(s string) string {
+	if s == "" || strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == '"' }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // percent formats x as a percentage of total with two decimals. A share

@@ -64,6 +64,14 @@ func sampledProfile() *overlap.Profile {
 	return p
 }
 
+// labelledProfile is demoProfile with labels, one of them empty and one
+// with a space.
+func labelledProfile() *overlap.Profile {
+	p := demoProfile()
+	p.Meta.Labels = []overlap.Label{{Key: "env", Value: "prod"}, {Key: "note", Value: "two words"}, {Key: "region", Value: ""}, {Key: "version", Value: "v1.2.3"}}
+	return p
+}
+
 func TestTopTree(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -73,6 +81,7 @@ func TestTopTree(t *testing.T) {
 		{"top_nodecount", func(b *bytes.Buffer) error { return Top(b, demoProfile(), TopOptions{NodeCount: 2}) }},
 		{"top_sampled", func(b *bytes.Buffer) error { return Top(b, sampledProfile(), TopOptions{}) }},
 		{"top_empty", func(b *bytes.Buffer) error { return Top(b, overlaptest.Profile(overlap.ModeExact), TopOptions{}) }},
+		{"top_labels", func(b *bytes.Buffer) error { return Top(b, labelledProfile(), TopOptions{NodeCount: 1}) }},
 		{"tree", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{}) }},
 		{"tree_cutoff", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{Cutoff: 10}) }},
 		{"tree_sampled", func(b *bytes.Buffer) error { return Tree(b, sampledProfile(), TreeOptions{Cutoff: 1}) }},

@@ -15,10 +15,14 @@
 //	              what the agent recorded while the benchmark's timer ran
 //	KPROF_HTTP    ADDR: serve live profiles at http://ADDR/debug/kprof/ (agent.ServeLive);
 //	              unset: no server, no goroutine, no listener
-//	KPROF_LABELS  k=v,…: labels of the program, in its pprof profiles' comments
+//	KPROF_LABELS  k=v,…: labels of the program, in every profile it writes (Meta.Labels)
+//	              and in its pprof profiles' comments, with path, version and
+//	              vcs.revision from the build information
 //	KPROF_INTERVAL
 //	              D (60s, 5m): also write what was counted in each interval to
 //	              <KPROF_OUT without .kprof>.<n>.kprof, n from 1, the last at exit
+//	KPROF_EVERY   N (at least 1000000): the same, each time the instructions the program's
+//	              samples report reach a multiple of N (everyAgent); not with KPROF_INTERVAL
 //
 // An invalid value stops the program before main with exit status 2.
 package auto
@@ -30,6 +34,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,12 +54,15 @@ func init() {
 	// (Not counted: a program's profile is the same with or without the
 	// live settings' code.)
 	var addr string
-	var labels []string
 	var every time.Duration
+	var everyN int64
 	agent.Suspend(func() {
-		addr, labels, err = liveSettings(os.Getenv)
+		addr, labels, err = liveSettings(os.Getenv, buildLabels())
 		if err == nil {
 			every, err = intervalSetting(os.Getenv)
+		}
+		if err == nil {
+			everyN, err = everySetting(os.Getenv)
 		}
 	})
 	if err == nil && addr != "" && set.Mode == "off" {
@@ -62,6 +70,12 @@ func init() {
 	}
 	if err == nil && every != 0 && set.Mode == "off" {
 		err = fmt.Errorf("KPROF_INTERVAL=%q: KPROF_MODE=off has no profile to write", os.Getenv("KPROF_INTERVAL"))
+	}
+	if err == nil && everyN != 0 && set.Mode == "off" {
+		err = fmt.Errorf("KPROF_EVERY=%q: KPROF_MODE=off has no profile to write", os.Getenv("KPROF_EVERY"))
+	}
+	if err == nil && everyN != 0 && every != 0 {
+		err = fmt.Errorf("KPROF_EVERY=%q and KPROF_INTERVAL=%q: both write <KPROF_OUT stem>.<n>.kprof, set one", os.Getenv("KPROF_EVERY"), os.Getenv("KPROF_INTERVAL"))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kprof:", err)
@@ -72,12 +86,18 @@ func init() {
 		return
 	}
 	a := agent.NewCCT(set)
-	agent.Install(a)
+	var per *periodic
+	switch {
+	case everyN != 0:
+		per = newPeriodic(a, out)
+		agent.Install(&everyAgent{CCT: a, n: everyN, per: per})
+	default:
+		agent.Install(a)
+	}
 	if dir := os.Getenv("KPROF_BENCH_PROFILES"); dir != "" {
 		agent.SetRecorder(benchRecorder{a, dir})
 	}
 	var once sync.Once
-	var per *periodic
 	if every != 0 {
 		per = startPeriodic(a, out, every)
 	}
@@ -93,6 +113,9 @@ func init() {
 				// KPROF_MODE=off's). A memory limit the program set still
 				// holds.
 				debug.SetGCPercent(-1)
+			}
+			if per != nil {
+				per.stop()
 			}
 			a.FlushRunning()
 			if exiting && per == nil {
@@ -112,18 +135,21 @@ func init() {
 			}
 		})
 	}
-	if addr != "" {
-		// Listening here, before main: a bad or busy address stops the
-		// program as other invalid settings do.
-		agent.Suspend(func() {
-			l := agent.NewLive(a, meta, append(buildLabels(), labels...))
+	// The live profiles: served on KPROF_HTTP's address, and by package
+	// kprofhttp's handler on the program's own server, KPROF_HTTP set or
+	// not.
+	agent.Suspend(func() {
+		l := agent.NewLive(a, meta)
+		if addr != "" {
+			// Listening here, before main: a bad or busy address stops
+			// the program as other invalid settings do.
 			if err := agent.ServeLive(addr, l); err != nil {
 				fmt.Fprintf(os.Stderr, "kprof: KPROF_HTTP=%q: %v\n", addr, err)
 				os.Exit(2)
 			}
-			agent.SetLive(l)
-		})
-	}
+		}
+		agent.SetLive(l)
+	})
 	agent.AtExit(func() { write(true) })
 	// SIGINT and SIGTERM: write the profile, then let the signal have its
 	// usual effect.
@@ -139,12 +165,17 @@ func init() {
 	}()
 }
 
+// labels are the program's labels (liveSettings), in every profile it
+// writes.
+var labels []overlap.Label
+
 func meta() overlap.Meta {
 	return overlap.Meta{
 		GoVersion: runtime.Version(),
 		GOOS:      runtime.GOOS,
 		GOARCH:    runtime.GOARCH,
 		Program:   strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"),
+		Labels:    labels,
 	}
 }
 
@@ -208,32 +239,60 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 	return set, out, nil
 }
 
-// liveSettings reads KPROF_HTTP and KPROF_LABELS, each label "k=v".
-func liveSettings(getenv func(string) string) (addr string, labels []string, err error) {
+// liveSettings reads KPROF_HTTP and KPROF_LABELS ("k=v,k=v", spaces
+// around keys and values trimmed, values may be empty) and returns the
+// address and the program's labels: build's, then KPROF_LABELS', which
+// replace build's of the same key, sorted by key.
+func liveSettings(getenv func(string) string, build []overlap.Label) (addr string, labels []overlap.Label, err error) {
 	addr = getenv("KPROF_HTTP")
+	byKey := map[string]string{}
+	for _, l := range build {
+		byKey[l.Key] = l.Value
+	}
 	if v := getenv("KPROF_LABELS"); v != "" {
+		seen := map[string]bool{}
 		for _, kv := range strings.Split(v, ",") {
-			k, _, ok := strings.Cut(kv, "=")
-			if !ok || strings.TrimSpace(k) == "" {
-				return "", nil, fmt.Errorf("KPROF_LABELS=%q: want k=v,… (%q)", v, kv)
+			k, val, ok := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return "", nil, fmt.Errorf("KPROF_LABELS=%q: want k=v,… with a key before each = (%q)", v, kv)
 			}
-			labels = append(labels, strings.TrimSpace(kv))
+			if seen[k] {
+				return "", nil, fmt.Errorf("KPROF_LABELS=%q: key %q twice", v, k)
+			}
+			seen[k] = true
+			byKey[k] = strings.TrimSpace(val)
 		}
 	}
+	for k, v := range byKey {
+		labels = append(labels, overlap.Label{Key: k, Value: v})
+	}
+	slices.SortFunc(labels, func(a, b overlap.Label) int { return strings.Compare(a.Key, b.Key) })
 	return addr, labels, nil
 }
 
-// buildLabels returns the program's own labels: program, version (its
-// main module's, from the build information), goos and goarch.
-func buildLabels() []string {
-	version := "(unknown)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		version = bi.Main.Version
+// buildLabels returns what the build information says of the program
+// beyond what a profile's Meta holds (program name, Go version, GOOS,
+// GOARCH): the main package's import path (path), its module's version
+// (version: a tag, a pseudo-version from the VCS, or "(devel)") and the
+// VCS revision it was built from (vcs.revision), those that are known.
+func buildLabels() []overlap.Label {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
 	}
-	return []string{
-		"program=" + strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"),
-		"version=" + version,
-		"goos=" + runtime.GOOS,
-		"goarch=" + runtime.GOARCH,
+	var ls []overlap.Label
+	add := func(k, v string) {
+		if v != "" {
+			ls = append(ls, overlap.Label{Key: k, Value: v})
+		}
 	}
+	add("path", bi.Path)
+	add("version", bi.Main.Version)
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			add("vcs.revision", s.Value)
+		}
+	}
+	return ls
 }

@@ -25,22 +25,32 @@ func intervalSetting(getenv func(string) string) (time.Duration, error) {
 	return d, nil
 }
 
-// periodic writes one delta profile per interval: what the program
-// counted since the previous one, to <out stem>.<n>.kprof (n from 1),
-// each file written atomically (overlap's WriteFile). The last one, at
-// the end of the run, holds what was counted since the previous one, so
-// that the files add up to the run's profile.
+// periodic writes delta profiles, one per interval (KPROF_INTERVAL) or
+// per N instructions (KPROF_EVERY): what the program counted since the
+// previous one, to <out stem>.<n>.kprof (n from 1), each file written
+// atomically (overlap's WriteFile). The last one, at the end of the run,
+// holds what was counted since the previous one, so that the files add
+// up to the run's profile.
 type periodic struct {
 	a    *agent.CCT
 	stem string
 	mu   sync.Mutex
 	prev *overlap.Profile
 	n    int
-	done bool
+	done bool // stop: no more files but the last
+	// final: the last file is written.
+	final bool
+	// KPROF_EVERY: the multiple of N the last file was written at.
+	boundary int64
 }
 
+func newPeriodic(a *agent.CCT, out string) *periodic {
+	return &periodic{a: a, stem: strings.TrimSuffix(out, ".kprof"), prev: &overlap.Profile{Root: &overlap.Node{}}}
+}
+
+// startPeriodic starts writing one delta profile per interval.
 func startPeriodic(a *agent.CCT, out string, every time.Duration) *periodic {
-	p := &periodic{a: a, stem: strings.TrimSuffix(out, ".kprof"), prev: &overlap.Profile{Root: &overlap.Node{}}}
+	p := newPeriodic(a, out)
 	// Not counted: the program's profile is the same with or without it.
 	go agent.Suspend(func() {
 		for next := time.Now().Add(every); ; next = next.Add(every) {
@@ -68,12 +78,22 @@ func (p *periodic) write(cur *overlap.Profile) {
 	p.prev = cur
 }
 
-// last writes the delta of the run's profile, at its end, and stops.
+// stop ends the files written during the run, before the run's profile
+// is read: one being written is finished first, and none is written after
+// (a later one would hold counts beyond the run's profile, and the last
+// file's delta would be negative there).
+func (p *periodic) stop() {
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
+}
+
+// last writes the delta of the run's profile, read after stop, once.
 func (p *periodic) last(final *overlap.Profile) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.done {
-		p.done = true
+	if !p.final {
+		p.final = true
 		p.write(final)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -81,7 +83,8 @@ func TestLiveHTTP(t *testing.T) {
 		}
 	})
 
-	t.Run("interval", func(t *testing.T) { testInterval(t, bin) })
+	t.Run("interval", func(t *testing.T) { testInterval(t, kprofBin, bin) })
+	t.Run("handler", func(t *testing.T) { testHandler(t, bin) })
 
 	kaddr, app := freeAddr(t), freeAddr(t)
 	cmd := exec.Command(bin, app)
@@ -200,6 +203,9 @@ func TestLiveHTTP(t *testing.T) {
 	}
 
 	a := snapshot()
+	if got := labelString(a.Meta.Labels); !strings.HasPrefix(got, "env=test path=github.com/kprof/kprof/testdata/liveserver team=kprof version=") {
+		t.Errorf("the snapshot's labels are %s, want env, path, team and version", got)
+	}
 	w1 := window(2, 40)
 	w2 := window(1, 0)
 	b := snapshot()
@@ -248,14 +254,131 @@ func TestLiveHTTP(t *testing.T) {
 	}
 }
 
+// testHandler: a kprof-built server that mounts kprofhttp.Handler on
+// its own mux serves the live profiles there, without KPROF_HTTP: go tool
+// pprof -top lists the request handler from a window taken under load,
+// which the server keeps answering; the pprof package parses and
+// validates the snapshot, with the labels in its comments; KPROF_MODE=off
+// answers 503.
+func testHandler(t *testing.T, bin string) {
+	start := func(env ...string) (app string, stop func()) {
+		app = freeAddr(t)
+		cmd := exec.Command(bin, app, "mount")
+		cmd.Env = append(append(os.Environ(), "KPROF_OUT="+t.TempDir()+"/h.kprof"), env...)
+		var log bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			resp, err := http.Get("http://" + app + "/work?n=1")
+			if err == nil {
+				resp.Body.Close()
+				break
+			}
+			if i == 100 {
+				t.Fatalf("the server does not answer: %v\n%s", err, log.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return app, func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			if t.Failed() {
+				t.Logf("server output:\n%s", log.String())
+			}
+		}
+	}
+
+	app, stop := start("KPROF_MODE=exact", "KPROF_LABELS=env=mounted")
+	defer stop()
+	base := "http://" + app + "/debug/kprof/"
+	q, err := profile.Parse(bytes.NewReader(get(t, base+"snapshot")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Join(q.Comments, "\n"); !strings.Contains(c, "\nenv=mounted\n") || !strings.Contains(c, "path=github.com/kprof/kprof/testdata/liveserver") {
+		t.Errorf("snapshot's comments:\n%s", c)
+	}
+	p, err := overlap.Parse(bytes.NewReader(get(t, base+"snapshot?format=kprof")))
+	if err != nil || !strings.HasPrefix(labelString(p.Meta.Labels), "env=mounted path=") {
+		t.Errorf("snapshot?format=kprof: %v, labels %v", err, p)
+	}
+	if idx := string(get(t, base)); !strings.Contains(idx, `href="profile?seconds=30"`) {
+		t.Errorf("index page:\n%s", idx)
+	}
+
+	// Requests, each checked, until go tool pprof is done.
+	const n = 300
+	want := fmt.Sprintln(n * (n + 1) * (2*n + 1) / 6)
+	stopLoad, done := make(chan struct{}), make(chan int)
+	go func() {
+		served := 0
+		defer func() { done <- served }()
+		for {
+			select {
+			case <-stopLoad:
+				return
+			default:
+			}
+			resp, err := http.Get(fmt.Sprintf("http://%s/work?n=%d", app, n))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(b) != want {
+				t.Errorf("/work answered %q, want %q", b, want)
+				return
+			}
+			served++
+		}
+	}()
+	top, err := runCmd("", []string{"PPROF_TMPDIR=" + t.TempDir()}, "go", "tool", "pprof", "-top", base+"profile?seconds=2")
+	close(stopLoad)
+	served := <-done
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, top)
+	}
+	if !strings.Contains(top, "main.handleWork") || !strings.Contains(top, "Type: instructions") || served == 0 {
+		t.Errorf("go tool pprof -top (%d requests served meanwhile):\n%s", served, top)
+	}
+
+	off, stopOff := start("KPROF_MODE=off")
+	defer stopOff()
+	resp, err := http.Get("http://" + off + "/debug/kprof/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || !strings.HasPrefix(string(b), "kprof: no live profile in this program") {
+		t.Errorf("KPROF_MODE=off: %s %q, want 503", resp.Status, b)
+	}
+}
+
+// labelString returns labels as "k=v k=v".
+func labelString(labels []overlap.Label) string {
+	var s []string
+	for _, l := range labels {
+		s = append(s, l.Key+"="+l.Value)
+	}
+	return strings.Join(s, " ")
+}
+
 // testInterval: KPROF_INTERVAL writes one valid delta profile per
-// interval and one at the end, numbered from 1, which add up to the
-// end-of-run profile.
-func testInterval(t *testing.T, bin string) {
+// interval and one at the end, numbered from 1, with the run's labels,
+// which add up to the end-of-run profile: kprof merge writes it byte for
+// byte, and kprof report of the files prints its report.
+func testInterval(t *testing.T, kprofBin, bin string) {
 	dir := t.TempDir()
 	app := freeAddr(t)
 	cmd := exec.Command(bin, app)
-	cmd.Env = append(os.Environ(), "KPROF_MODE=exact", "KPROF_INTERVAL=1s", "KPROF_OUT="+dir+"/s.kprof")
+	cmd.Env = append(os.Environ(), "KPROF_MODE=exact", "KPROF_INTERVAL=1s", "KPROF_OUT="+dir+"/s.kprof", "KPROF_LABELS=env=test")
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
@@ -286,8 +409,10 @@ func testInterval(t *testing.T, bin string) {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	var parts []*overlap.Profile
+	var files []string
 	for n := 1; ; n++ {
-		p, err := overlap.ParseFile(fmt.Sprintf("%s/s.%d.kprof", dir, n))
+		file := fmt.Sprintf("s.%d.kprof", n)
+		p, err := overlap.ParseFile(filepath.Join(dir, file))
 		if os.IsNotExist(err) {
 			break
 		}
@@ -297,7 +422,14 @@ func testInterval(t *testing.T, bin string) {
 		if err := p.CheckValid(); err != nil {
 			t.Fatal(err)
 		}
+		if !reflect.DeepEqual(p.Meta, end.Meta) {
+			t.Errorf("%s: meta %+v, end of run %+v", file, p.Meta, end.Meta)
+		}
 		parts = append(parts, p)
+		files = append(files, file)
+	}
+	if !strings.HasPrefix(labelString(end.Meta.Labels), "env=test path=github.com/kprof/kprof/testdata/liveserver version=") {
+		t.Errorf("end of run: labels %s", labelString(end.Meta.Labels))
 	}
 	// Two whole intervals at least (2.5 s at 1 s), and the last one.
 	if len(parts) < 3 {
@@ -331,5 +463,25 @@ func testInterval(t *testing.T, bin string) {
 		if got[k] != v {
 			t.Errorf("%s: merged intervals %v, end of run %v", k, got[k], v)
 		}
+	}
+
+	// The same through the CLI: kprof merge, kprof report of the files
+	// and kprof compare.
+	r := runKprof(t, kprofBin, dir, append([]string{"merge", "-o", "merged.kprof"}, files...)...)
+	if r.status != 0 || r.stderr != "" {
+		t.Fatalf("kprof merge: status %d\n%s", r.status, r.stderr)
+	}
+	mb, _ := os.ReadFile(filepath.Join(dir, "merged.kprof"))
+	eb, _ := os.ReadFile(filepath.Join(dir, "s.kprof"))
+	if !bytes.Equal(mb, eb) {
+		t.Errorf("kprof merge of %v differs from the end-of-run profile", files)
+	}
+	all := runKprof(t, kprofBin, dir, append([]string{"report", "--nodecount", "0"}, files...)...)
+	one := runKprof(t, kprofBin, dir, "report", "--nodecount", "0", "s.kprof")
+	if all.status != 0 || all.stdout != one.stdout || !strings.Contains(one.stdout, "\nlabels: env=test path=") {
+		t.Errorf("kprof report of the interval files:\n%s%s\nof the end-of-run profile:\n%s", all.stdout, all.stderr, one.stdout)
+	}
+	if c := runKprof(t, kprofBin, dir, "compare", "merged.kprof", "s.kprof"); c.status != 0 || !strings.HasPrefix(c.stdout, "overlap: 100.00%\n") {
+		t.Errorf("kprof compare merged.kprof s.kprof: status %d\n%s%s", c.status, c.stdout, c.stderr)
 	}
 }

@@ -6,6 +6,7 @@
 //	kprof test  [test flags] [packages]    instrumented go test
 //	kprof report PROFILE                   text, pprof and HTML reports
 //	kprof compare A B                      overlap percentage, δb, differing contexts
+//	kprof merge -o OUT PROFILE...          add up profiles (a run's interval files)
 //	kprof version
 //
 // See README.md for the whole tour.
@@ -118,6 +119,7 @@ func main() {
 			},
 			reportCommand(),
 			compareCommand(),
+			mergeCommand(),
 			gateCommand(),
 			{
 				Name:  "version",

@@ -20,7 +20,8 @@ import (
 const metricVersion = overlap.MetricVersion
 
 const reportHelp = `Reads a profile written by a program built with kprof build (or several,
-which are merged) and prints the functions with the most instructions
+which are merged as kprof merge does: a run's KPROF_INTERVAL files add up
+to its end-of-run profile) and prints the functions with the most instructions
 (--top, the default), the calling-context tree (--tree), or both; --pprof
 and --html write files instead of or besides them:
 
@@ -189,7 +190,24 @@ func loadProfiles(files []string, large bool) (*overlap.Profile, error) {
 	if err != nil {
 		return nil, fail("%v", err)
 	}
+	p.Meta.Labels = sharedLabels(ps)
 	return p, nil
+}
+
+// sharedLabels returns the labels (key and value) that every profile of ps
+// has: those that still describe their merge.
+func sharedLabels(ps []*overlap.Profile) []overlap.Label {
+	var shared []overlap.Label
+	for _, l := range ps[0].Meta.Labels {
+		all := true
+		for _, p := range ps[1:] {
+			all = all && slices.Contains(p.Meta.Labels, l)
+		}
+		if all {
+			shared = append(shared, l)
+		}
+	}
+	return shared
 }
 
 // loadProfile reads the profile in the named file. Its error says, in one

@@ -1,0 +1,5 @@
+//go:build !race
+
+package kprofhttp
+
+const raceEnabled = false
