@@ -58,9 +58,10 @@ const (
 
 // valueDispatch tells which constant of a clause matched, to charge the
 // comparisons that found it: a switch on the tag, or, where the tag is an
-// integer and the clause's constants lie less than 256 apart and are each
-// charged less than 256, a load from a table of the charges indexed by the
-// tag's low byte (no branch: a tag that varies, such as a byte of input,
+// integer and the clause's constants lie less than 256 apart and each
+// charge fits 32 bits, a load from a table of the charges indexed by the
+// tag's low byte (of uint8 where every charge is less than 256, as with
+// the instruction metric; uint16 or uint32 for the cost metric's) (no branch: a tag that varies, such as a byte of input,
 // made the switch's branches mispredict).
 type valueDispatch struct {
 	tag   string
@@ -93,7 +94,7 @@ func (d *valueDispatch) stmt(f *fileEmitter) string {
 		return b.String()
 	}
 	name := fmt.Sprintf("%s_%d", f.valueTable, len(f.tables))
-	fmt.Fprintf(&b, "var %s = [%d]uint8{", name, tableSpan)
+	fmt.Fprintf(&b, "var %s = [%d]%s{", name, tableSpan, d.elem())
 	for i, c := range d.cases {
 		if i > 0 {
 			b.WriteString(", ")
@@ -106,6 +107,22 @@ func (d *valueDispatch) stmt(f *fileEmitter) string {
 	return chargeText(d.local, fmt.Sprintf("int64(%s[uint8(%s)])", name, d.tag))
 }
 
+// elem returns the element type of d's table: the narrowest unsigned
+// integer type that holds every charge.
+func (d *valueDispatch) elem() string {
+	var most int64
+	for _, c := range d.cases {
+		most = max(most, c.n)
+	}
+	switch {
+	case most <= math.MaxUint8:
+		return "uint8"
+	case most <= math.MaxUint16:
+		return "uint16"
+	}
+	return "uint32"
+}
+
 // tableOK reports whether d's dispatch can be a table.
 func (d *valueDispatch) tableOK() bool {
 	if !d.ints {
@@ -113,7 +130,7 @@ func (d *valueDispatch) tableOK() bool {
 	}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, c := range d.cases {
-		if !c.isInt || c.n < 0 || c.n >= tableSpan {
+		if !c.isInt || c.n < 0 || c.n > math.MaxUint32 {
 			return false
 		}
 		lo, hi = min(lo, c.v), max(hi, c.v)

@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 
+	"github.com/kprof/kprof/cost"
+
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -22,9 +24,15 @@ type FuncPlan struct {
 	// range-over-func loop bodies nested in Body, with the number of such
 	// loops around each (rangeFuncExits).
 	RangeExits map[ast.Stmt]int
-	Weights    []int64 // each block's weight (Weight)
+	Weights    []int64 // each block's weight in the metric (WeightBy)
 	Charged    []int64 // what is charged for each block (hoistWeights)
 	Total      int64   // sum of block weights
+	// Counts are Charged in instructions, whatever the metric: the
+	// thresholds that place checks and decide small leaves (MaxPath,
+	// SmallLeaf, quiet functions) are numbers of instructions, so a
+	// function is planned alike under every metric and only the amounts
+	// it charges differ.
+	Counts []int64
 
 	Charges map[Point]int64 // net amount charged at each point
 	Checks  map[Point]bool  // points with a granularity check before their charge
@@ -182,7 +190,12 @@ func newPlanner(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn
 // reported as approximate.
 func (pl *planner) landBlocks() {
 	c, p, fn := pl.c, pl.p, pl.fn
-	p.Weights, p.Charged = weights(fn)
+	p.Weights, p.Charged = weightsBy(fn, pl.opts.Cost)
+	if pl.opts.Cost == nil {
+		p.Counts = p.Charged
+	} else {
+		_, p.Counts = weights(fn)
+	}
 	for _, w := range p.Weights {
 		p.Total += w
 	}
@@ -243,7 +256,7 @@ func (pl *planner) planPush() {
 // instructions are sampled at the caller's next check.
 func (pl *planner) planLocal() (small bool) {
 	p, fn := pl.p, pl.fn
-	_, small = smallLeaf(fn, p.Leaf, p.Charged, pl.opts)
+	_, small = smallLeaf(fn, p.Leaf, p.Counts, pl.opts)
 	// (A small leaf of one block charges once, where it returns:
 	// nothing to accumulate.)
 	p.Local = fn.Synthetic == "" && localOK(fn, pl.landed, pl.calls) && !(small && terminates(fn.Blocks[0]))
@@ -335,7 +348,7 @@ func (pl *planner) placeChecks(small bool) {
 	p, fn, opts, facts := pl.p, pl.fn, pl.opts, pl.facts
 	quiet, calls, cuts, headers, landed, pushed, yield, body := facts.quiet, pl.calls, pl.cuts, pl.headers, pl.landed, pl.pushed, pl.yield, pl.body
 	// What quiet callees run counts towards MaxPath.
-	pathW := withQuietCallees(fn, p.Charged, quiet)
+	pathW := withQuietCallees(fn, p.Counts, quiet)
 	// A check that stands for the entry check where a path returns
 	// (ExitEntry) needs no check before it on that path: the paths must
 	// be within MaxPath, and all they charge accumulated.
@@ -514,12 +527,18 @@ func lateStmts(body *ast.BlockStmt) func(ast.Node) bool {
 	}
 }
 
-// weights returns the SSA weight of each of fn's blocks, and what is
-// charged where once weights are hoisted (hoistWeights).
-func weights(fn *ssa.Function) (w, charged []int64) {
+// weights returns the number of instructions of each of fn's blocks, and
+// what is charged where once weights are hoisted (hoistWeights).
+func weights(fn *ssa.Function) (w, charged []int64) { return weightsBy(fn, nil) }
+
+// weightsBy is weights in the metric of table t (WeightBy). Hoisting moves
+// a block's weight only when the block weighs something, which it does
+// under every metric exactly when it has a counted instruction: blocks
+// move alike.
+func weightsBy(fn *ssa.Function, t *cost.Table) (w, charged []int64) {
 	w = make([]int64, len(fn.Blocks))
 	for _, b := range fn.Blocks {
-		w[b.Index] = Weight(b)
+		w[b.Index] = WeightBy(b, t)
 	}
 	return w, hoistWeights(fn, w)
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kprof/kprof/cost"
 	"github.com/kprof/kprof/rewrite/internal/edit"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -49,6 +50,11 @@ type Options struct {
 	// instrumented may recover a panic and return normally: kprof build
 	// -pkgs.
 	ExactPops bool
+	// Cost, if set, is the table of the cost metric (kprof build -metric
+	// cost): blocks charge the weights of their instructions in it
+	// instead of their number. Checks, small leaves and quiet functions
+	// are decided on instruction counts all the same (FuncPlan.Counts).
+	Cost *cost.Table
 }
 
 // DefaultOptions are the options kprof build uses unless told otherwise.

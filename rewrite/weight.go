@@ -3,6 +3,8 @@ package rewrite
 import (
 	"go/types"
 
+	"github.com/kprof/kprof/cost"
+
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -17,11 +19,21 @@ func Counted(instr ssa.Instruction) bool {
 }
 
 // Weight returns the number of counted instructions of b.
-func Weight(b *ssa.BasicBlock) int64 {
+func Weight(b *ssa.BasicBlock) int64 { return WeightBy(b, nil) }
+
+// WeightBy returns the weight of b in the metric of table t: the sum of
+// its counted instructions' weights (cost.Table.Weight), or their number
+// if t is nil (the instruction metric).
+func WeightBy(b *ssa.BasicBlock, t *cost.Table) int64 {
 	var n int64
 	for _, instr := range b.Instrs {
-		if Counted(instr) {
+		if !Counted(instr) {
+			continue
+		}
+		if t == nil {
 			n++
+		} else {
+			n += t.Weight(instr)
 		}
 	}
 	return n

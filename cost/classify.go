@@ -1,0 +1,329 @@
+package cost
+
+import (
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// Classes are the instruction classes a table weighs, in table order.
+var Classes = []string{
+	"int.arith",      // + - & | ^ &^ << >> on integers, unary - ^ !
+	"int.mul",        // * on integers
+	"int.div",        // / % on integers by a variable
+	"int.divconst",   // / % on integers by a constant
+	"int.cmp",        // comparisons of integers, booleans, pointers, channels
+	"float.arith",    // + - * on floats, unary -
+	"float.div",      // / on floats
+	"float.cmp",      // comparisons of floats
+	"complex",        // arithmetic and comparisons of complex numbers
+	"string.cmp",     // comparisons of strings
+	"string.concat",  // + on strings
+	"value.cmp",      // == != of interfaces, arrays and structs
+	"load",           // *p
+	"store",          // *p = v
+	"recv",           // <-ch
+	"fieldaddr",      // &x.f
+	"field",          // x.f of a struct value
+	"indexaddr",      // &a[i] of a slice, array pointer or array: bounds-checked
+	"index",          // a[i] of an array value or a string: bounds-checked
+	"slice",          // a[i:j]
+	"convert.num",    // conversions between numeric types
+	"convert.string", // string(b), []byte(s), []rune(s), string(r)
+	"changetype",     // conversions that change no representation
+	"iface.make",     // a pointer-shaped or constant value to an interface
+	"iface.box",      // any other value to an interface: may allocate
+	"iface.change",   // an interface to another interface type
+	"assert.type",    // x.(T) with T a concrete type
+	"assert.iface",   // x.(I) with I an interface
+	"extract",        // one result of a tuple
+	"call.static",    // a call of a function known statically
+	"call.closure",   // a call of a function value
+	"call.invoke",    // a call of an interface method
+	"call.builtin",   // len, cap, min, max and the like
+	"call.append",    // append (growth charged as the class only)
+	"call.copy",      // copy, clear
+	"go",             // go statement
+	"defer",          // defer statement
+	"rundefers",      // deferred calls run at return
+	"panic",          // panic
+	"alloc.local",    // a variable that may live on the stack
+	"alloc.heap",     // a heap allocation: per object
+	"alloc.byte",     // per byte of a heap allocation of a constant size
+	"make.slice",     // make([]T, …)
+	"make.map",       // make(map…)
+	"make.chan",      // make(chan…)
+	"make.closure",   // a closure with free variables
+	"map.lookup",     // m[k]
+	"map.update",     // m[k] = v
+	"range",          // the start of a range over a map or string
+	"next",           // one step of a range over a map or string
+	"send",           // ch <- v
+	"select",         // select statement
+	"jump",           // unconditional branch
+	"if",             // conditional branch
+	"return",         // return
+	"other",          // anything else (and classes a table leaves out)
+}
+
+var sizes = types.SizesFor("gc", "amd64")
+
+// Classify returns the class of a counted instruction (see package
+// rewrite, "What is counted") and, for a heap allocation of a constant
+// size, its size in bytes.
+func Classify(instr ssa.Instruction) (class string, bytes int64) {
+	switch in := instr.(type) {
+	case *ssa.BinOp:
+		return binOp(in), 0
+	case *ssa.UnOp:
+		switch in.Op {
+		case token.MUL:
+			return "load", 0
+		case token.ARROW:
+			return "recv", 0
+		}
+		switch kind(in.Type()) {
+		case kFloat:
+			return "float.arith", 0
+		case kComplex:
+			return "complex", 0
+		}
+		return "int.arith", 0
+	case *ssa.Store:
+		return "store", 0
+	case *ssa.FieldAddr:
+		return "fieldaddr", 0
+	case *ssa.Field:
+		return "field", 0
+	case *ssa.IndexAddr:
+		return "indexaddr", 0
+	case *ssa.Index:
+		return "index", 0
+	case *ssa.Slice:
+		return "slice", 0
+	case *ssa.SliceToArrayPointer:
+		return "slice", 0
+	case *ssa.Convert:
+		from, to := in.X.Type().Underlying(), in.Type().Underlying()
+		if isString(from) || isString(to) {
+			return "convert.string", 0
+		}
+		if isNumeric(from) && isNumeric(to) {
+			return "convert.num", 0
+		}
+		return "changetype", 0
+	case *ssa.MultiConvert:
+		return "convert.num", 0
+	case *ssa.ChangeType:
+		return "changetype", 0
+	case *ssa.MakeInterface:
+		if _, ok := in.X.(*ssa.Const); ok || pointerShaped(in.X.Type()) {
+			return "iface.make", 0
+		}
+		return "iface.box", 0
+	case *ssa.ChangeInterface:
+		return "iface.change", 0
+	case *ssa.TypeAssert:
+		if types.IsInterface(in.AssertedType) {
+			return "assert.iface", 0
+		}
+		return "assert.type", 0
+	case *ssa.Extract:
+		return "extract", 0
+	case *ssa.Call:
+		return callClass(&in.Call), 0
+	case *ssa.Go:
+		return "go", 0
+	case *ssa.Defer:
+		return "defer", 0
+	case *ssa.RunDefers:
+		return "rundefers", 0
+	case *ssa.Panic:
+		return "panic", 0
+	case *ssa.Alloc:
+		if !in.Heap {
+			return "alloc.local", 0
+		}
+		return "alloc.heap", sizeof(deref(in.Type()))
+	case *ssa.MakeSlice:
+		if n, ok := in.Len.(*ssa.Const); ok {
+			if c, ok := in.Cap.(*ssa.Const); ok && c.Value != nil && n.Value != nil {
+				if k, exact := constant.Int64Val(c.Value); exact && k >= 0 {
+					return "make.slice", k * sizeof(in.Type().Underlying().(*types.Slice).Elem())
+				}
+			}
+		}
+		return "make.slice", 0
+	case *ssa.MakeMap:
+		return "make.map", 0
+	case *ssa.MakeChan:
+		return "make.chan", 0
+	case *ssa.MakeClosure:
+		return "make.closure", 0
+	case *ssa.Lookup:
+		if _, ok := in.X.Type().Underlying().(*types.Map); ok {
+			return "map.lookup", 0
+		}
+		return "index", 0
+	case *ssa.MapUpdate:
+		return "map.update", 0
+	case *ssa.Range:
+		return "range", 0
+	case *ssa.Next:
+		return "next", 0
+	case *ssa.Send:
+		return "send", 0
+	case *ssa.Select:
+		return "select", 0
+	case *ssa.Jump:
+		return "jump", 0
+	case *ssa.If:
+		return "if", 0
+	case *ssa.Return:
+		return "return", 0
+	}
+	return "other", 0
+}
+
+// Weight returns what the instruction weighs in t: its class's weight,
+// plus alloc.byte per byte of a heap allocation of a constant size. It is
+// at least 1.
+func (t *Table) Weight(instr ssa.Instruction) int64 {
+	c, n := Classify(instr)
+	w := t.Class(c)
+	if n > 0 {
+		w += n * t.Class("alloc.byte")
+	}
+	return max(w, 1)
+}
+
+func binOp(in *ssa.BinOp) string {
+	k := kind(in.X.Type())
+	switch in.Op {
+	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+		switch k {
+		case kFloat:
+			return "float.cmp"
+		case kComplex:
+			return "complex"
+		case kString:
+			return "string.cmp"
+		case kValue:
+			return "value.cmp"
+		}
+		return "int.cmp"
+	}
+	switch k {
+	case kFloat:
+		if in.Op == token.QUO {
+			return "float.div"
+		}
+		return "float.arith"
+	case kComplex:
+		return "complex"
+	case kString:
+		return "string.concat"
+	}
+	switch in.Op {
+	case token.MUL:
+		return "int.mul"
+	case token.QUO, token.REM:
+		if _, ok := in.Y.(*ssa.Const); ok {
+			return "int.divconst"
+		}
+		return "int.div"
+	}
+	return "int.arith"
+}
+
+const (
+	kInt = iota
+	kFloat
+	kComplex
+	kString
+	kValue // interface, array, struct: compared by the runtime or word by word
+)
+
+func kind(t types.Type) int {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsFloat != 0:
+			return kFloat
+		case u.Info()&types.IsComplex != 0:
+			return kComplex
+		case u.Info()&types.IsString != 0:
+			return kString
+		}
+	case *types.Interface, *types.Array, *types.Struct:
+		return kValue
+	case *types.TypeParam:
+		return kValue
+	}
+	return kInt
+}
+
+func isString(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+func isNumeric(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsNumeric != 0
+}
+
+// pointerShaped reports whether a value of type t fits an interface's data
+// word without an allocation.
+func pointerShaped(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Chan, *types.Signature:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	case *types.TypeParam:
+		return false
+	}
+	return false
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// sizeof returns the size of t, or 0 where the gc sizes cannot compute
+// one (a type parameter's, in a generic body).
+func sizeof(t types.Type) (n int64) {
+	defer func() {
+		if recover() != nil {
+			n = 0
+		}
+	}()
+	return sizes.Sizeof(t)
+}
+
+func callClass(c *ssa.CallCommon) string {
+	if c.IsInvoke() {
+		return "call.invoke"
+	}
+	switch v := c.Value.(type) {
+	case *ssa.Builtin:
+		switch v.Name() {
+		case "append":
+			return "call.append"
+		case "copy", "clear":
+			return "call.copy"
+		}
+		return "call.builtin"
+	case *ssa.Function:
+		return "call.static"
+	case *ssa.MakeClosure:
+		return "call.static"
+	}
+	return "call.closure"
+}

@@ -1,0 +1,183 @@
+// Package cost is kprof's cost metric (kprof build -metric cost): a table
+// of weights that charges each go/ssa instruction what it costs on a
+// target platform, so that a deterministic profile estimates where CPU
+// time goes (paper §10, "cross-profiling").
+//
+// # Weights
+//
+// A weight is an integer number of picoseconds (ps), so that counts stay
+// exact integers: a profile of the cost metric counts picoseconds, and
+// reports divide by 1000 to show nanoseconds. Every instruction the
+// instruction metric counts (package rewrite, "What is counted") weighs at
+// least 1 ps and no other does: a block charges something under one
+// metric exactly where it does under the other, so the instrumented code
+// keeps its shape.
+//
+// An instruction's weight is that of its class (Classify), by kind and
+// operand type: integer and floating-point arithmetic, division,
+// comparisons, loads and stores, bounds-checked indexing, conversions,
+// static, closure, interface and builtin calls, allocation, map, channel
+// and string operations, and so on (Classes lists them). A heap allocation
+// whose size is a constant (new(T), &T{…}, a fixed-size make) adds
+// "alloc.byte" ps per byte to its class's weight; sizes are those of the
+// gc compiler for 64-bit platforms. Sizes known only at run time
+// (make([]T, n), append's growth, string concatenation's length) are
+// charged their class's weight only: the per-byte part of dynamic sizes is
+// not charged yet.
+//
+// # Tables
+//
+// A table is a text file, one setting or class a line ("#" starts a
+// comment):
+//
+//	name linux-amd64
+//	scale 420
+//	int.arith 180
+//	alloc.heap 14000
+//	…
+//
+// name identifies the table in profiles (with a hash of its contents,
+// Ident); scale is what an average instruction costs, in ps: the agent's
+// default granularity and jitter are the instruction metric's times scale,
+// so that a program samples about as often under either metric. A class a
+// table leaves out weighs what "other" does. Default is the table kprof
+// ships for linux/amd64, calibrated on the machine kprof is developed on
+// (see Calibrate in package cost/calibrate and kprof calibrate).
+package cost
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Metric is the name profiles of the cost metric carry (overlap.Meta.Metric).
+const Metric = "cost"
+
+// Unit is the unit of weights.
+const Unit = "picoseconds"
+
+// A Table holds the weight of every class.
+type Table struct {
+	Name    string           // identifies the table in profiles
+	Scale   int64            // ps of an average instruction
+	Weights map[string]int64 // by class; absent classes weigh Weights["other"]
+}
+
+//go:embed linux_amd64.txt
+var defaultTable []byte
+
+// Default returns the table kprof ships (linux/amd64).
+func Default() *Table {
+	t, err := Parse(defaultTable)
+	if err != nil {
+		panic("cost: the embedded table: " + err.Error())
+	}
+	return t
+}
+
+// Parse reads a table in the text format of the package documentation.
+// Every class must be one of Classes, every weight a positive integer, and
+// name, scale and "other" must be present.
+func Parse(data []byte) (*Table, error) {
+	t := &Table{Weights: make(map[string]int64)}
+	known := make(map[string]bool)
+	for _, c := range Classes {
+		known[c] = true
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	line := 0
+	for sc.Scan() {
+		line++
+		s := sc.Text()
+		if i := strings.IndexByte(s, '#'); i >= 0 {
+			s = s[:i]
+		}
+		f := strings.Fields(s)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 {
+			return nil, fmt.Errorf("line %d: want \"class weight\", got %q", line, strings.TrimSpace(s))
+		}
+		key, val := f[0], f[1]
+		if key == "name" {
+			if t.Name != "" {
+				return nil, fmt.Errorf("line %d: a second name", line)
+			}
+			t.Name = val
+			continue
+		}
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || n < 1 || n > 1e12 {
+			return nil, fmt.Errorf("line %d: %s %q: want an integer number of picoseconds from 1 to 10^12", line, key, val)
+		}
+		switch {
+		case key == "scale":
+			t.Scale = n
+		case known[key]:
+			if _, dup := t.Weights[key]; dup {
+				return nil, fmt.Errorf("line %d: class %s given twice", line, key)
+			}
+			t.Weights[key] = n
+		default:
+			return nil, fmt.Errorf("line %d: unknown class %q (kprof calibrate writes a complete table)", line, key)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case t.Name == "":
+		return nil, fmt.Errorf("no name line")
+	case t.Scale == 0:
+		return nil, fmt.Errorf("no scale line")
+	case t.Weights["other"] == 0:
+		return nil, fmt.Errorf("no weight for class other")
+	}
+	return t, nil
+}
+
+// Format writes t in the text format Parse reads, classes in the order of
+// Classes.
+func (t *Table) Format() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "name %s\nscale %d\n", t.Name, t.Scale)
+	for _, c := range Classes {
+		if w, ok := t.Weights[c]; ok {
+			fmt.Fprintf(&b, "%s %d\n", c, w)
+		}
+	}
+	return b.Bytes()
+}
+
+// Ident identifies t in profiles (overlap.Meta.MetricTable): its name and
+// the first 16 hex digits of the SHA-256 of its canonical form (Format
+// without comments, so that two tables with equal weights are one).
+func (t *Table) Ident() string {
+	keys := make([]string, 0, len(t.Weights))
+	for k := range t.Weights {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	fmt.Fprintf(h, "name %s\nscale %d\n", t.Name, t.Scale)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s %d\n", k, t.Weights[k])
+	}
+	return t.Name + "@" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Class returns the weight of class c.
+func (t *Table) Class(c string) int64 {
+	if w, ok := t.Weights[c]; ok {
+		return w
+	}
+	return t.Weights["other"]
+}
