@@ -1054,6 +1054,7 @@ func (a *CCT) meta(meta overlap.Meta) overlap.Meta {
 	meta.Jitter = a.set.Jitter
 	meta.Seed = a.set.Seed
 	meta.MetricVersion = overlap.MetricVersion
+	meta.Metric, meta.MetricTable, _ = counter.Metric()
 	meta.KprofVersion = Version
 	return meta
 }

@@ -32,20 +32,30 @@ func Pprof(p *overlap.Profile) (*profile.Profile, error) {
 		return nil, fmt.Errorf("pprof: %w", err)
 	}
 	m := &p.Meta
+	// The cost metric counts picoseconds, which pprof has no unit for:
+	// its sample type is cost/nanoseconds, each value rounded to the
+	// nearest nanosecond.
+	counted, unit, div := "instructions", "count", int64(1)
+	if m.Metric != "" {
+		counted, unit, div = m.Metric, "nanoseconds", 1000
+	}
 	out := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "samples", Unit: "count"},
-			{Type: "instructions", Unit: "count"},
+			{Type: counted, Unit: unit},
 		},
-		DefaultSampleType: "instructions",
-		PeriodType:        &profile.ValueType{Type: "instructions", Unit: "count"},
-		Period:            m.Granularity,
+		DefaultSampleType: counted,
+		PeriodType:        &profile.ValueType{Type: counted, Unit: unit},
+		Period:            (m.Granularity + div/2) / div,
 		Comments: []string{
 			"kprof profile" + describe(" of %s", m.Program) + describe(", kprof %s", m.KprofVersion) +
 				describe(", %s", m.GoVersion) + describe(", %s", strings.Trim(m.GOOS+"/"+m.GOARCH, "/")),
 			fmt.Sprintf("mode %s, granularity %d, jitter %d, seed %d, instruction metric %d", m.Mode, m.Granularity, m.Jitter, m.Seed, m.MetricVersion),
 			fmt.Sprintf("%d instructions in total, %d in calling contexts, %d samples", p.TotalInstructions, p.SumInstructions(), p.TotalSamples),
 		},
+	}
+	if m.Metric != "" {
+		out.Comments[2] = fmt.Sprintf("metric %s, table %s: %d ps in total, %d in calling contexts, %d samples", m.Metric, m.MetricTable, p.TotalInstructions, p.SumInstructions(), p.TotalSamples)
 	}
 	// The labels, one comment "key=value" each, as the agent's live
 	// profiles carry them (agent.MetaComments).
@@ -89,7 +99,7 @@ func Pprof(p *overlap.Profile) (*profile.Profile, error) {
 		}
 		s := &profile.Sample{
 			Location: make([]*profile.Location, len(stack)),
-			Value:    []int64{n.Samples, n.Instructions},
+			Value:    []int64{n.Samples, (n.Instructions + div/2) / div},
 		}
 		for i, f := range stack {
 			s.Location[len(stack)-1-i] = locs[f]

@@ -62,7 +62,8 @@ func Top(w io.Writer, p *overlap.Profile, opts TopOptions) error {
 	}
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "flat\tflat%%\tsum%%\tcum\tcum%%\tsamples\t  function\n")
+	u := columnUnit(&p.Meta)
+	fmt.Fprintf(tw, "flat%s\tflat%%\tsum%%\tcum%s\tcum%%\tsamples\t  function\n", u, u)
 	var running int64
 	for _, r := range shown {
 		running += r.stat.Self
@@ -72,7 +73,7 @@ func Top(w io.Writer, p *overlap.Profile, opts TopOptions) error {
 	}
 	tw.Flush()
 	if len(shown) < len(rows) {
-		ew.Printf("showing %d of %d functions, %s of instructions\n", len(shown), len(rows), percent(running, sum))
+		ew.Printf("showing %d of %d functions, %s of %s\n", len(shown), len(rows), percent(running, sum), p.Meta.MetricName())
 	}
 	return ew.Err
 }
@@ -119,7 +120,8 @@ func Tree(w io.Writer, p *overlap.Profile, opts TreeOptions) error {
 	hidden := func(i int) bool { return float64(t.cum[i])*100 < opts.Cutoff*float64(sum) }
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "cum\tcum%%\tself\tself%%\tsamples\t")
+	u := columnUnit(&p.Meta)
+	fmt.Fprintf(tw, "cum%s\tcum%%\tself%s\tself%%\tsamples\t", u, u)
 	if calls {
 		fmt.Fprintf(tw, "calls\t")
 	}
@@ -150,8 +152,8 @@ func Tree(w io.Writer, p *overlap.Profile, opts TreeOptions) error {
 	}
 	tw.Flush()
 	if hiddenContexts > 0 {
-		ew.Printf("%d calling contexts below the %v%% cut-off hidden (%d instructions, %s)\n",
-			hiddenContexts, opts.Cutoff, hiddenInstructions, percent(hiddenInstructions, sum))
+		ew.Printf("%d calling contexts below the %v%% cut-off hidden (%d %s, %s)\n",
+			hiddenContexts, opts.Cutoff, hiddenInstructions, unitName(&p.Meta), percent(hiddenInstructions, sum))
 	}
 	return ew.Err
 }
@@ -191,8 +193,16 @@ func writeHeader(w *ErrWriter, p *overlap.Profile, sum int64) {
 			gran += fmt.Sprintf(" (jitter %d)", m.Jitter)
 		}
 	}
-	w.Printf("program: %s  mode: %s  granularity: %s  instructions: %d  samples: %d\n",
-		program, mode, gran, p.TotalInstructions, p.TotalSamples)
+	metric := "instructions"
+	if m.Metric != "" {
+		// A weighted metric: its counts are in picoseconds.
+		metric = m.Metric + " (ps)"
+		if m.MetricTable != "" {
+			metric = m.Metric + " (ps, table " + m.MetricTable + ")"
+		}
+	}
+	w.Printf("program: %s  mode: %s  granularity: %s  %s: %d  samples: %d\n",
+		program, mode, gran, metric, p.TotalInstructions, p.TotalSamples)
 	if len(m.Labels) > 0 {
 		w.Printf("labels:")
 		for _, l := range m.Labels {
@@ -205,8 +215,8 @@ func writeHeader(w *ErrWriter, p *overlap.Profile, sum int64) {
 		if m.Mode == overlap.ModeSample {
 			estimated = " an estimated"
 		}
-		w.Printf("calling contexts hold%s %d instructions (%s of the total, δb %s); percentages are of their sum\n",
-			estimated, sum, percent(sum, p.TotalInstructions), formatDeltaB(overlap.DeltaB(sum, p.TotalInstructions)))
+		w.Printf("calling contexts hold%s %d %s (%s of the total, δb %s); percentages are of their sum\n",
+			estimated, sum, unitName(m), percent(sum, p.TotalInstructions), formatDeltaB(overlap.DeltaB(sum, p.TotalInstructions)))
 	}
 }
 
@@ -218,6 +228,24 @@ func quoteIfNeeded(s string) string {
 		return strconv.Quote(s)
 	}
 	return s
+}
+
+// unitName names what m's counts count: "instructions", or "ps" of a
+// weighted metric (package cost).
+func unitName(m *overlap.Meta) string {
+	if m.Metric != "" {
+		return "ps"
+	}
+	return "instructions"
+}
+
+// columnUnit is what the columns of counts add to their names: nothing
+// for instructions, "(ps)" for a weighted metric.
+func columnUnit(m *overlap.Meta) string {
+	if m.Metric != "" {
+		return "(ps)"
+	}
+	return ""
 }
 
 // percent formats x as a percentage of total with two decimals. A share

@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"go/types"
+	"strings"
 
 	"github.com/kprof/kprof/cost"
 
@@ -24,17 +25,30 @@ func Weight(b *ssa.BasicBlock) int64 { return WeightBy(b, nil) }
 // WeightBy returns the weight of b in the metric of table t: the sum of
 // its counted instructions' weights (cost.Table.Weight), or their number
 // if t is nil (the instruction metric).
+//
+// Under a table, the blocks go/ssa adds to a function for its
+// range-over-func loops to resume after the iterator returns (comment
+// "rangefunc.resume…") weigh the table's scale per instruction: they are
+// charged at the loop's exit statements inside the body, one block's
+// weight added and another's subtracted, and a net charge there must not
+// be negative (a check after it would not fire, and exact mode would
+// leave the charge to the next context sampled). Nets of equal weights
+// per instruction have the signs of the instruction metric's.
 func WeightBy(b *ssa.BasicBlock, t *cost.Table) int64 {
 	var n int64
+	uniform := t == nil || strings.HasPrefix(b.Comment, "rangefunc.resume")
 	for _, instr := range b.Instrs {
 		if !Counted(instr) {
 			continue
 		}
-		if t == nil {
+		if uniform {
 			n++
 		} else {
 			n += t.Weight(instr)
 		}
+	}
+	if t != nil && uniform {
+		n *= t.Scale
 	}
 	return n
 }

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/tools/go/gcexportdata"
 
+	"github.com/kprof/kprof/cost"
 	"github.com/kprof/kprof/rewrite"
 	"github.com/kprof/kprof/toolchain"
 )
@@ -269,6 +270,15 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 			if filepath.Base(f) == "state_plain.go" {
 				files[i] = filepath.Join(filepath.Dir(f), "state_kprof.go")
 			}
+		}
+		if t := cfg.Options.Cost; t != nil {
+			// The build's metric, for the agent to record (counter.Metric).
+			src := fmt.Sprintf("package counter\n\nfunc init() { metricName, metricTable, metricScale = %q, %q, %d }\n", cost.Metric, t.Ident(), t.Scale)
+			nf := filepath.Join(workDir, "kprof_metric.go")
+			if err := os.WriteFile(nf, []byte(src), 0o666); err != nil {
+				return nil, nil, err
+			}
+			files = append(files, nf)
 		}
 		return append(args[:first:first], files...), nil, nil
 	}

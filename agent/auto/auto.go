@@ -5,8 +5,9 @@
 // Settings, read once before main:
 //
 //	KPROF_MODE    sample | exact | off   (default sample)
-//	KPROF_GRAN    sampling granularity g, instructions (default 10000)
-//	KPROF_JITTER  R: granularity g + r, r uniform in [0, R) (default 100; 0 = constant)
+//	KPROF_GRAN    sampling granularity g, in units of the build's metric (default 10000
+//	              instructions; under -metric cost 10000 times the table's scale, picoseconds)
+//	KPROF_JITTER  R: granularity g + r, r uniform in [0, R) (default 100, scaled as g; 0 = constant)
 //	KPROF_SEED    seed of the per-goroutine PRNGs (default 1)
 //	KPROF_OUT     profile path (default <program name>.kprof in the working directory,
 //	              or in KPROF_OUT_DIR if set)
@@ -42,6 +43,7 @@ import (
 	"time"
 
 	"github.com/kprof/kprof/agent"
+	"github.com/kprof/kprof/counter"
 	"github.com/kprof/kprof/overlap"
 )
 
@@ -196,7 +198,10 @@ func (r benchRecorder) WriteRecord(name string) {
 
 // settings reads the KPROF_* variables.
 func settings(getenv func(string) string) (agent.Settings, string, error) {
-	set := agent.Settings{Mode: overlap.ModeSample, Granularity: 10000, Jitter: 100, Seed: 1, VerifyPaths: getenv("KPROF_VERIFY_PATHS") == "1"}
+	// The defaults are in instructions; a weighted metric (kprof build
+	// -metric cost) scales them by what an average instruction weighs.
+	_, _, scale := counter.Metric()
+	set := agent.Settings{Mode: overlap.ModeSample, Granularity: 10000 * scale, Jitter: 100 * scale, Seed: 1, VerifyPaths: getenv("KPROF_VERIFY_PATHS") == "1"}
 	if m := getenv("KPROF_MODE"); m != "" {
 		switch m {
 		case overlap.ModeSample, overlap.ModeExact, "off":

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kprof/kprof"
+	"github.com/kprof/kprof/cost"
 	"github.com/kprof/kprof/rewrite"
 	"github.com/kprof/kprof/toolchain"
 	"github.com/kprof/kprof/toolexec"
@@ -37,6 +38,8 @@ type kprofFlags struct {
 	stock   bool   // use the stock compiler (inlining changes under instrumentation)
 	nondet  bool   // keep Go's own randomness (no deterministic mode)
 	profile string // kprof test --profile: directory for per-benchmark profiles
+	metric  string // -metric: "instructions" or "cost"
+	table   string // -costtable: a table file (default: cost.Default)
 }
 
 // goValueFlags are the go build/test flags that take a separate value.
@@ -97,6 +100,17 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 				kf.opts.SmallLeaf = n
 			}
 			continue
+		case "-metric", "-costtable":
+			v, err := take()
+			if err != nil {
+				return kf, nil, nil, err
+			}
+			if name == "-metric" {
+				kf.metric = v
+			} else {
+				kf.table = v
+			}
+			continue
 		case "-agent":
 			v, err := take()
 			if err != nil {
@@ -139,7 +153,39 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 			goArgs = append(goArgs, args[i])
 		}
 	}
+	if err := kf.setMetric(); err != nil {
+		return kf, nil, nil, err
+	}
 	return kf, goArgs, fwd, nil
+}
+
+// setMetric checks -metric and -costtable and sets the instrumentation's
+// table of weights.
+func (kf *kprofFlags) setMetric() error {
+	switch kf.metric {
+	case "", "instructions":
+		if kf.table != "" {
+			return fmt.Errorf("-costtable %s needs -metric cost", kf.table)
+		}
+		return nil
+	case cost.Metric:
+	default:
+		return fmt.Errorf("-metric=%q: want instructions or cost", kf.metric)
+	}
+	if kf.table == "" {
+		kf.opts.Cost = cost.Default()
+		return nil
+	}
+	data, err := os.ReadFile(kf.table)
+	if err != nil {
+		return fmt.Errorf("-costtable: %v", err)
+	}
+	t, err := cost.Parse(data)
+	if err != nil {
+		return fmt.Errorf("-costtable %s: %v", kf.table, err)
+	}
+	kf.opts.Cost = t
+	return nil
 }
 
 // runGo runs "go verb" with kprof's -toolexec wrapper.
@@ -354,6 +400,9 @@ func toolID(self string, kf kprofFlags) (string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s maxpath=%d smallleaf=%d pkgs=%q agent=%s stock=%v nondet=%v", sum, kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent, kf.stock, kf.nondet)
+	if t := kf.opts.Cost; t != nil {
+		fmt.Fprintf(h, " metric=cost table=%s", t.Ident())
+	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 

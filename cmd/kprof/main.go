@@ -43,6 +43,11 @@ const buildHelp = `Flags are those of go build, plus kprof's own:
    -maxpath N       at most N instructions on any path without a check (default 50)
    -smallleaf N     loop-free leaf functions of at most N instructions get no
                     check, so they stay inlinable (default 50)
+   -metric M        what a count measures: instructions (the default) or cost,
+                    each instruction weighted by its estimated time in
+                    picoseconds (a table of weights per instruction class)
+   -costtable FILE  with -metric cost: the table of weights (kprof calibrate
+                    writes one; default: the table shipped for linux/amd64)
    -agent PATH      link the agent package PATH instead of kprof's own
    -nondeterministic
                     keep Go's own randomness: map seeds and iteration order,

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/tools/go/ssa/interp"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/kprof/kprof/cost"
 	"github.com/kprof/kprof/overlap"
 	"github.com/kprof/kprof/rewrite"
 )
@@ -50,6 +51,13 @@ type oracleRun struct {
 // the newest): go/ssa builds loop variables and the rest as that version
 // defines them.
 func oracleLang(t *testing.T, file, lang string) *oracleRun {
+	t.Helper()
+	return oracleWeighted(t, file, lang, nil)
+}
+
+// oracleWeighted is oracleLang with each instruction weighted by tbl
+// (cost.Table.Weight; nil: 1): the oracle of the cost metric.
+func oracleWeighted(t *testing.T, file, lang string, tbl *cost.Table) *oracleRun {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
@@ -81,11 +89,22 @@ func oracleLang(t *testing.T, file, lang string) *oracleRun {
 				ws = append(ws, 0) // not counted (see package rewrite)
 				continue
 			}
+			// The cost metric weighs the blocks that resume a
+			// range-over-func loop the table's scale per instruction
+			// (see rewrite.WeightBy).
+			resume := strings.HasPrefix(b.Comment, "rangefunc.resume")
 			for _, instr := range b.Instrs {
 				switch instr.(type) {
 				case *ssa.Phi, *ssa.DebugRef:
 				default:
-					n++
+					switch {
+					case tbl == nil:
+						n++
+					case resume:
+						n += tbl.Scale
+					default:
+						n += tbl.Weight(instr)
+					}
 				}
 			}
 			ws = append(ws, n)

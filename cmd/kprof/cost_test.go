@@ -1,0 +1,129 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kprof/kprof/cost"
+	"github.com/kprof/kprof/overlap"
+)
+
+// TestCostAgainstOracle builds every testdata program with -metric cost
+// (the shipped table; fig4 and switches also with the rewrite tests'
+// table given by -costtable), runs
+// them in exact mode and compares the profile's total, each function's
+// and each calling context's picoseconds with the interpreter oracle's
+// count weighted by the same table; the profile names the metric and the
+// table.
+func TestCostAgainstOracle(t *testing.T) {
+	kprofBin := buildKprof(t)
+	testTable, err := filepath.Abs("../../rewrite/testdata/test.costtable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(testTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt, err := cost.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob("../../testdata/progs/*")
+	if len(dirs) < 10 {
+		t.Fatalf("want at least 10 oracle programs, have %d", len(dirs))
+	}
+	for _, tc := range []struct {
+		name  string
+		tbl   *cost.Table
+		flags []string
+	}{
+		{"default", cost.Default(), []string{"-metric", "cost"}},
+		{"costtable", tt, []string{"-metric=cost", "-costtable", testTable}},
+	} {
+		for _, dir := range dirs {
+			prog := filepath.Base(dir)
+			if tc.name == "costtable" && prog != "fig4" && prog != "switches" {
+				continue // one build of the standard library per table is enough
+			}
+			t.Run(tc.name+"/"+prog, func(t *testing.T) {
+				dir := oracleSized(t, dir)
+				want := oracleWeighted(t, filepath.Join(dir, "main.go"), "", tc.tbl)
+				bin := kprofBuild(t, kprofBin, dir, append([]string{"-pkgs", "main"}, tc.flags...)...)
+				p := runProfile(t, bin, "exact")
+				if p.Meta.Metric != "cost" || p.Meta.MetricTable != tc.tbl.Ident() {
+					t.Errorf("profile metric %q table %q, want cost and %q", p.Meta.Metric, p.Meta.MetricTable, tc.tbl.Ident())
+				}
+				compareOracle(t, p, fmt.Sprint(tc.flags), want)
+			})
+		}
+	}
+}
+
+// TestCostGranularity checks that a sampled run of a cost build samples
+// every 10000 instructions' worth of picoseconds by default (the table's
+// scale), and that kprof compare and merge refuse to mix a cost profile
+// with an instruction one.
+func TestCostGranularity(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir := oracleSized(t, "../../testdata/progs/fig4")
+	costBin := kprofBuild(t, kprofBin, dir, "-pkgs", "main", "-metric", "cost")
+	instrBin := kprofBuild(t, kprofBin, dir, "-pkgs", "main")
+	p := runProfile(t, costBin, "sample")
+	scale := cost.Default().Scale
+	if p.Meta.Granularity != 10000*scale || p.Meta.Jitter != 100*scale {
+		t.Errorf("granularity %d jitter %d, want %d and %d", p.Meta.Granularity, p.Meta.Jitter, 10000*scale, 100*scale)
+	}
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "instr.kprof"), filepath.Join(tmp, "cost.kprof")
+	for _, x := range []struct{ bin, out string }{{instrBin, a}, {costBin, b}} {
+		if out, err := runCmd("", []string{"KPROF_MODE=exact", "KPROF_OUT=" + x.out}, x.bin); err != nil {
+			t.Fatalf("%s: %v\n%s", x.bin, err, out)
+		}
+	}
+	for _, args := range [][]string{{"compare", a, b}, {"report", a, b}} {
+		out, err := runCmd("", nil, kprofBin, args...)
+		if err == nil || !strings.Contains(out, overlap.ErrMetric.Error()) || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+			t.Errorf("kprof %s of an instruction and a cost profile: %v, want one line saying %q:\n%s", args[0], err, overlap.ErrMetric, out)
+		}
+	}
+}
+
+// TestBadMetric checks that kprof build rejects an unknown metric, a
+// table without -metric cost and a malformed table in one line, exit
+// status 2.
+func TestBadMetric(t *testing.T) {
+	kprofBin := buildKprof(t)
+	bad := filepath.Join(t.TempDir(), "bad.costtable")
+	if err := os.WriteFile(bad, []byte("name x\nscale 400\nother 1\nint.arith -3\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob("../../testdata/progs/*")
+	if len(dirs) < 10 {
+		t.Fatalf("want at least 10 oracle programs, have %d", len(dirs))
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-metric", "time"}, `kprof: -metric="time": want instructions or cost`},
+		{[]string{"-costtable", bad}, "kprof: -costtable " + bad + " needs -metric cost"},
+		{[]string{"-metric", "cost", "-costtable", bad}, "kprof: -costtable " + bad + `: line 4: int.arith "-3": want an integer number of picoseconds from 1 to 10^12`},
+		{[]string{"-metric", "cost", "-costtable", bad + ".missing"}, "kprof: -costtable: open " + bad + ".missing: no such file or directory"},
+	} {
+		out, err := runCmd("../../testdata/progs/fig4", nil, kprofBin, append([]string{"build", "-o", os.DevNull}, append(tc.args, ".")...)...)
+		var exit *exec.ExitError
+		code := 0
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+		if code != 2 || strings.TrimSpace(out) != tc.want {
+			t.Errorf("kprof build %q: exit %d\n%s\nwant exit 2 and\n%s", tc.args, code, out, tc.want)
+		}
+	}
+}
