@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/kprof/kprof/bench/internal/pprofconv"
 	"github.com/kprof/kprof/overlap"
 )
 
@@ -196,22 +197,22 @@ func equalFiles(a, b string) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
-func (h *harness) readPprof(name string, hz int, path string) (*overlap.Profile, pprofStats, error) {
+func (h *harness) readPprof(name string, hz int, path string) (*overlap.Profile, pprofconv.Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, pprofStats{}, err
+		return nil, pprofconv.Stats{}, err
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		return nil, pprofStats{}, fmt.Errorf("%s: %w", path, err)
+		return nil, pprofconv.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
 	// The workload sets the rate before runtime/pprof asks for 100 Hz (see
 	// bench/workloads/internal/cpuprofile): the period shows which won.
 	if want := int64(1e9 / hz); p.Period != want {
-		return nil, pprofStats{}, fmt.Errorf("%s: period %d ns, want %d ns (%d Hz)", path, p.Period, want, hz)
+		return nil, pprofconv.Stats{}, fmt.Errorf("%s: period %d ns, want %d ns (%d Hz)", path, p.Period, want, hz)
 	}
-	return fromPprof(p, h.filter, name)
+	return pprofconv.Convert(p, h.filter, name)
 }
 
 func (h *harness) analyzePprof(name string, hz int) (PprofResult, error) {

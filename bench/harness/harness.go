@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kprof/kprof/bench/internal/pprofconv"
 )
 
 // Granularities of paper §7, in instructions.
@@ -153,7 +155,7 @@ func Run(ctx context.Context, cfg *Config) (err error) {
 	if err != nil {
 		return err
 	}
-	h.filter = newFrameFilter(strings.Fields(deps))
+	h.filter = pprofconv.NewFilter(strings.Fields(deps))
 
 	if err := h.build(ctx, names); err != nil {
 		return err
@@ -208,7 +210,7 @@ type harness struct {
 	work   string
 	start  time.Time
 	kprof  string // the kprof binary
-	filter *frameFilter
+	filter *pprofconv.Filter
 	// checksum is each workload's checksum line from the plain build;
 	// every other run must print the same.
 	checksum map[string]string

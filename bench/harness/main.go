@@ -30,7 +30,7 @@
 //     overlap between its timed runs (run to run) and of each timed run with
 //     the merge of all the other runs of the same program (-pprofruns in
 //     all, the timed ones included). The pprof
-//     profiles become calling-context trees by the rules of fromPprof, so
+//     profiles become calling-context trees by the rules of pprofconv.Convert, so
 //     the same overlap measure applies;
 //   - geometric means across workloads of every overlap, size and slowdown.
 //

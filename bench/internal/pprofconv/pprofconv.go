@@ -1,4 +1,7 @@
-package main
+// Package pprofconv converts runtime/pprof CPU profiles into kprof's
+// calling-context trees (package overlap), so that overlap's measures
+// compare them with kprof profiles: bench/harness and bench/costval use it.
+package pprofconv
 
 import (
 	"fmt"
@@ -10,20 +13,20 @@ import (
 	"github.com/kprof/kprof/toolexec"
 )
 
-// ModePprof is the Meta.Mode of a profile converted from runtime/pprof.
-const ModePprof = "pprof"
+// Mode is the Meta.Mode of a profile converted from runtime/pprof.
+const Mode = "pprof"
 
-// frameFilter decides which functions of a pprof profile have a frame in the
+// Filter decides which functions of a pprof profile have a frame in the
 // calling context: the functions kprof would instrument, so that contexts are
 // built from the same kind of stack as kprof's reified one.
-type frameFilter struct {
+type Filter struct {
 	cfg toolexec.Config // only Skip is set: the packages runtime depends on
 }
 
-// newFrameFilter returns the filter for a toolchain whose `go list -deps
+// NewFilter returns the filter for a toolchain whose `go list -deps
 // runtime` printed runtimeDeps (as kprof build asks it).
-func newFrameFilter(runtimeDeps []string) *frameFilter {
-	f := &frameFilter{cfg: toolexec.Config{Skip: map[string]bool{}}}
+func NewFilter(runtimeDeps []string) *Filter {
+	f := &Filter{cfg: toolexec.Config{Skip: map[string]bool{}}}
 	for _, p := range runtimeDeps {
 		f.cfg.Skip[p] = true
 	}
@@ -39,7 +42,7 @@ func newFrameFilter(runtimeDeps []string) *frameFilter {
 // user's pkg.init.0). What stays is a function of Go source in an
 // instrumented package. Functions marked //go:nosplit and the like, which
 // kprof also skips, cannot be told from a pprof profile and stay.
-func (f *frameFilter) keep(fn *profile.Function) bool {
+func (f *Filter) keep(fn *profile.Function) bool {
 	if fn == nil || fn.Name == "" {
 		return false
 	}
@@ -71,13 +74,13 @@ func packageOf(name string) string {
 	return name[:slash+1+dot]
 }
 
-// pprofStats says what a conversion kept.
-type pprofStats struct {
+// Stats says what a conversion kept.
+type Stats struct {
 	Samples int64 // samples in the pprof profile
 	Dropped int64 // samples with no kept frame (GC workers, the scheduler, …)
 }
 
-// fromPprof converts a runtime/pprof CPU profile to a calling-context tree,
+// Convert converts a runtime/pprof CPU profile to a calling-context tree,
 // so that overlap's measures apply to it as to a kprof profile:
 //
 //   - A sample's stack is its locations from the outermost to the leaf, each
@@ -88,7 +91,7 @@ type pprofStats struct {
 //     attributed to what remains: time in an uninstrumented callee (the
 //     allocator, memmove, assembly) counts for its nearest instrumented
 //     caller, as Java's native methods did for hprof. A sample with no frame
-//     left is dropped (counted in pprofStats.Dropped).
+//     left is dropped (counted in Stats.Dropped).
 //   - A function is identified as kprof identifies it: name, file and
 //     declaration line (pprof's StartLine).
 //   - A context's Samples and Instructions are both its number of samples,
@@ -100,8 +103,8 @@ type pprofStats struct {
 // runtime/pprof keeps at most 64 frames of a stack (before the filter), so
 // contexts deeper than that are cut short; every pprof profile is cut the
 // same way.
-func fromPprof(p *profile.Profile, f *frameFilter, program string) (*overlap.Profile, pprofStats, error) {
-	var st pprofStats
+func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, Stats, error) {
+	var st Stats
 	idx := -1
 	for i, t := range p.SampleType {
 		if t.Type == "samples" && t.Unit == "count" {
@@ -112,7 +115,7 @@ func fromPprof(p *profile.Profile, f *frameFilter, program string) (*overlap.Pro
 		return nil, st, fmt.Errorf("pprof profile of %s has no samples/count sample type", program)
 	}
 	out := &overlap.Profile{
-		Meta: overlap.Meta{Mode: ModePprof, Granularity: p.Period, Program: program},
+		Meta: overlap.Meta{Mode: Mode, Granularity: p.Period, Program: program},
 		Root: &overlap.Node{},
 	}
 	var stack []overlap.Func

@@ -1,4 +1,4 @@
-package main
+package pprofconv
 
 import (
 	"testing"
@@ -78,8 +78,8 @@ func TestFromPprof(t *testing.T) {
 			sample(5, lInit, lRtmain, lGoexit),
 		},
 	}
-	f := newFrameFilter([]string{"runtime", "internal/abi"})
-	got, st, err := fromPprof(p, f, "prog")
+	f := NewFilter([]string{"runtime", "internal/abi"})
+	got, st, err := Convert(p, f, "prog")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestFromPprof(t *testing.T) {
 	if got.TotalSamples != 15 || got.TotalInstructions != 15 || got.SumInstructions() != 6 {
 		t.Errorf("totals: samples %d, instructions %d, in contexts %d; want 15, 15, 6", got.TotalSamples, got.TotalInstructions, got.SumInstructions())
 	}
-	if got.Meta.Mode != ModePprof || got.Meta.Granularity != 10_000_000 || got.Meta.Program != "prog" {
+	if got.Meta.Mode != Mode || got.Meta.Granularity != 10_000_000 || got.Meta.Program != "prog" {
 		t.Errorf("meta = %+v", got.Meta)
 	}
 	type ctx struct {
@@ -127,7 +127,7 @@ func TestFromPprof(t *testing.T) {
 
 func TestFromPprofNoSampleCount(t *testing.T) {
 	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}}}
-	if _, _, err := fromPprof(p, newFrameFilter(nil), "prog"); err == nil {
+	if _, _, err := Convert(p, NewFilter(nil), "prog"); err == nil {
 		t.Error("want an error for a profile without samples/count")
 	}
 }
