@@ -24,6 +24,9 @@ var Classes = []string{
 	"value.cmp",      // == != of interfaces, arrays and structs
 	"load",           // *p
 	"store",          // *p = v
+	"local.load",     // a load from a local variable (a register, mostly)
+	"local.store",    // a store to a local variable
+	"local.addr",     // the address of a field or constant element of a local variable
 	"recv",           // <-ch
 	"fieldaddr",      // &x.f
 	"field",          // x.f of a struct value
@@ -80,6 +83,9 @@ func Classify(instr ssa.Instruction) (class string, bytes int64) {
 	case *ssa.UnOp:
 		switch in.Op {
 		case token.MUL:
+			if local(in.X) {
+				return "local.load", 0
+			}
 			return "load", 0
 		case token.ARROW:
 			return "recv", 0
@@ -92,12 +98,21 @@ func Classify(instr ssa.Instruction) (class string, bytes int64) {
 		}
 		return "int.arith", 0
 	case *ssa.Store:
+		if local(in.Addr) {
+			return "local.store", 0
+		}
 		return "store", 0
 	case *ssa.FieldAddr:
+		if local(in.X) {
+			return "local.addr", 0
+		}
 		return "fieldaddr", 0
 	case *ssa.Field:
 		return "field", 0
 	case *ssa.IndexAddr:
+		if _, ok := in.Index.(*ssa.Const); ok && local(in.X) {
+			return "local.addr", 0
+		}
 		return "indexaddr", 0
 	case *ssa.Index:
 		return "index", 0
@@ -197,6 +212,24 @@ func (t *Table) Weight(instr ssa.Instruction) int64 {
 		w += n * t.Class("alloc.byte")
 	}
 	return max(w, 1)
+}
+
+// local reports whether v addresses (part of) a variable go/ssa keeps in
+// the frame (an Alloc that is not Heap): go/ssa builds a struct or array
+// parameter or variable as such a variable with loads and stores, where
+// the compiler keeps the fields in registers.
+func local(v ssa.Value) bool {
+	switch v := v.(type) {
+	case *ssa.Alloc:
+		return !v.Heap
+	case *ssa.FieldAddr:
+		return local(v.X)
+	case *ssa.IndexAddr:
+		if _, ok := v.Index.(*ssa.Const); ok {
+			return local(v.X)
+		}
+	}
+	return false
 }
 
 func binOp(in *ssa.BinOp) string {

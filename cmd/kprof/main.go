@@ -7,6 +7,7 @@
 //	kprof report PROFILE                   text, pprof and HTML reports
 //	kprof compare A B                      overlap percentage, δb, differing contexts
 //	kprof merge -o OUT PROFILE...          add up profiles (a run's interval files)
+//	kprof calibrate [-o FILE]              fit a cost table (-metric cost) on this machine
 //	kprof version
 //
 // See README.md for the whole tour.
@@ -126,6 +127,7 @@ func main() {
 			compareCommand(),
 			mergeCommand(),
 			gateCommand(),
+			calibrateCommand(),
 			{
 				Name:  "version",
 				Usage: "print kprof's version and the Go versions it supports",
