@@ -103,6 +103,33 @@ type Stats struct {
 // runtime/pprof keeps at most 64 frames of a stack (before the filter), so
 // contexts deeper than that are cut short; every pprof profile is cut the
 // same way.
+// GenericName writes the type arguments of an instantiated function's
+// name as "[...]", as kprof names the generic function it counts once for
+// all instantiations: "slices.partitionCmpFunc[go.shape.*uint8]" and
+// "slices.partitionCmpFunc[...]" are the same function, as are
+// "example.com/m.(*T[go.shape.int]).M" and "example.com/m.(*T[...]).M".
+func GenericName(name string) string {
+	if !strings.Contains(name, "[") {
+		return name
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range name {
+		switch {
+		case r == '[':
+			if depth == 0 {
+				b.WriteString("[...]")
+			}
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, Stats, error) {
 	var st Stats
 	idx := -1
@@ -131,7 +158,7 @@ func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, S
 			for j := len(lines) - 1; j >= 0; j-- {
 				fn := lines[j].Function
 				if f.keep(fn) {
-					stack = append(stack, overlap.Func{Name: fn.Name, File: fn.Filename, Line: int(fn.StartLine)})
+					stack = append(stack, overlap.Func{Name: GenericName(fn.Name), File: fn.Filename, Line: int(fn.StartLine)})
 				}
 			}
 		}

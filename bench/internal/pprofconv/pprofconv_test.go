@@ -131,3 +131,18 @@ func TestFromPprofNoSampleCount(t *testing.T) {
 		t.Error("want an error for a profile without samples/count")
 	}
 }
+
+func TestGenericName(t *testing.T) {
+	for name, want := range map[string]string{
+		"main.main": "main.main",
+		"slices.partitionCmpFunc[go.shape.*uint8]":                     "slices.partitionCmpFunc[...]",
+		"slices.partitionCmpFunc[...]":                                 "slices.partitionCmpFunc[...]",
+		"cmp.Compare[go.shape.int32]":                                  "cmp.Compare[...]",
+		"example.com/m.(*T[go.shape.[]int,go.shape.map[string]int]).M": "example.com/m.(*T[...]).M",
+		"example.com/m.F[go.shape.[2]int].func1":                       "example.com/m.F[...].func1",
+	} {
+		if got := GenericName(name); got != want {
+			t.Errorf("GenericName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
