@@ -18,7 +18,12 @@
 //   - *ssa.Phi: a phi is a renaming at a block boundary, not an operation;
 //   - *ssa.DebugRef: absent without GlobalDebug, excluded for safety.
 //
-// The weight of a block is the number of its counted instructions. Synthetic
+// The weight of a block is the number of its counted instructions, or,
+// under the cost metric (Options.Cost, kprof build -metric cost), the sum
+// of their weights in a table of picoseconds (package cost; WeightBy).
+// Checks, small leaves, quiet functions and MaxPath are decided on
+// instruction counts under either metric (FuncPlan.Counts): only the
+// amounts charged differ. Synthetic
 // functions (package initializers, wrappers, bound and thunk functions,
 // range-over-func machinery) and functions the compiler must not instrument
 // (//go:nosplit, //go:norace, //go:systemstack, //go:nowritebarrier,
