@@ -70,12 +70,17 @@ var testingEdits = []Edit{
 		"\t\t\t\tglobalN: &kprofShares[p].n,\n\t\t\t\tgrain:   kprofShares[p].grain,\n\t\t\t\tbN:      kprofShares[p].bN,\n"},
 	{"\tif n.Load() <= uint64(b.N) && !b.Failed() {\n", "\tif kprofUnfinished(kprofShares) && !b.Failed() {\n"},
 	{"\t\t\tfmt.Fprintf(b.w, \"cpu: %s\\n\", cpu)\n\t\t}\n",
-		"\t\t\tfmt.Fprintf(b.w, \"cpu: %s\\n\", cpu)\n\t\t}; fmt.Fprintf(b.w, \"Unit " + BenchUnit + " assume=exact\\n\")\n"},
+		"\t\t\tfmt.Fprintf(b.w, \"cpu: %s\\n\", cpu)\n\t\t}; fmt.Fprintf(b.w, \"Unit %s assume=exact\\n\", kprofUnit())\n"},
 }
 
 // BenchUnit is the benchmark metric kprof's testing patch adds to every
-// benchmark result.
-const BenchUnit = "instructions/op"
+// benchmark result; BenchUnitCost under the cost metric (kprof test
+// -metric cost): the estimated nanoseconds per operation, exact and
+// deterministic like instructions/op.
+const (
+	BenchUnit     = "instructions/op"
+	BenchUnitCost = "ns/op-est"
+)
 
 // runtimeEdits are the edits to package runtime to the runtime's files. Every edit keeps
 // the line count, so that positions in the runtime stay those of its

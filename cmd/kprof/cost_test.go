@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -125,5 +126,65 @@ func TestBadMetric(t *testing.T) {
 		if code != 2 || strings.TrimSpace(out) != tc.want {
 			t.Errorf("kprof build %q: exit %d\n%s\nwant exit 2 and\n%s", tc.args, code, out, tc.want)
 		}
+	}
+}
+
+// TestCostGate runs testdata/costgate's benchmark with and without one
+// allocation per operation (-tags alloc): instructions/op moves by less
+// than 1 %, the cost metric's exact ns/op-est (declared exact for
+// benchstat) by more than the gate's default threshold, and kprof gate
+// --unit ns/op-est fails the change while the instruction gate passes it.
+func TestCostGate(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir, _ := filepath.Abs("../../testdata/costgate")
+	tmp := t.TempDir()
+	run := func(name string, args ...string) (string, float64, float64) {
+		env := []string{"KPROF_OUT=" + filepath.Join(tmp, "test.kprof")}
+		out, err := runCmd(dir, env, kprofBin, append([]string{"test", "-run", "^$", "-bench", "."}, args...)...)
+		if err != nil {
+			t.Fatalf("kprof test -bench %v: %v\n%s", args, err, out)
+		}
+		path := filepath.Join(tmp, name)
+		if err := os.WriteFile(path, []byte(out), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		var instr, est float64
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line)
+			for i := 1; i < len(f); i++ {
+				switch f[i] {
+				case "instructions/op":
+					instr, _ = strconv.ParseFloat(f[i-1], 64)
+				case "ns/op-est":
+					est, _ = strconv.ParseFloat(f[i-1], 64)
+				}
+			}
+		}
+		if strings.Contains(strings.Join(args, " "), "cost") != strings.Contains(out, "Unit ns/op-est assume=exact") {
+			t.Errorf("%s: unit line\n%s", name, out)
+		}
+		return path, instr, est
+	}
+	_, i0, _ := run("instr-old.txt")
+	_, i1, _ := run("instr-new.txt", "-tags", "alloc")
+	old, _, e0 := run("cost-old.txt", "-metric", "cost")
+	new, _, e1 := run("cost-new.txt", "-metric", "cost", "-tags", "alloc")
+	if i0 == 0 || e0 == 0 {
+		t.Fatalf("instructions/op %v, ns/op-est %v", i0, e0)
+	}
+	t.Logf("instructions/op %v → %v (%+.2f%%), ns/op-est %v → %v (%+.1f%%)", i0, i1, 100*(i1-i0)/i0, e0, e1, 100*(e1-e0)/e0)
+	if d := (i1 - i0) / i0; d < 0 || d >= 0.01 {
+		t.Errorf("instructions/op moves %+.2f%%, want less than 1%%", 100*d)
+	}
+	if d := (e1 - e0) / e0; d <= 0.01 {
+		t.Errorf("ns/op-est moves %+.2f%%, want more than the 1%% threshold", 100*d)
+	}
+	out, err := runCmd("", nil, kprofBin, "gate", "--unit", "ns/op-est", old, new)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("kprof gate --unit ns/op-est: %v, want exit status 1\n%s", err, out)
+	}
+	if out, err := runCmd("", nil, kprofBin, "gate", filepath.Join(tmp, "instr-old.txt"), filepath.Join(tmp, "instr-new.txt")); err != nil {
+		t.Errorf("kprof gate on instructions/op: %v, want a pass\n%s", err, out)
 	}
 }

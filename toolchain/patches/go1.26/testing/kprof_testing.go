@@ -115,6 +115,19 @@ func (b *B) kprofReport() {
 	if b.loop.n == 0 && b.N > 1 && k.haveFirst {
 		per = float64(k.count-k.first) / float64(b.N-1)
 	}
-	b.extra["instructions/op"] = per
+	if kprofUnit() == "ns/op-est" {
+		b.extra["ns/op-est"] = per / 1000 // the cost metric counts picoseconds
+	} else {
+		b.extra["instructions/op"] = per
+	}
 	kprofWriteRecord(b.name)
+}
+
+// kprofUnit is the exact metric of the build: instructions/op, or
+// ns/op-est under the cost metric (kprof test -metric cost).
+func kprofUnit() string {
+	if name, _, _ := kprofcounter.Metric(); name == "cost" {
+		return "ns/op-est"
+	}
+	return "instructions/op"
 }

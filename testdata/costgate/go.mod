@@ -1,0 +1,3 @@
+module example.com/costgate
+
+go 1.26.8
