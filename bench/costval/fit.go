@@ -14,7 +14,9 @@ package main
 // alike). Leave-one-out: the weights fitted on all workloads but W give
 // W's cost profile (Σ_g w_g·counts_g, exact by linearity) for the flat
 // overlap and the total; no held-out workload's profile takes part in its
-// own fit.
+// own fit. The fit is pulled weakly towards a prior table (the shipped
+// one, or -costtable): rows λ·(w_g − prior_g)/prior_g, as kprof calibrate
+// does.
 
 import (
 	"context"
@@ -72,17 +74,29 @@ func groupTable(g string) *cost.Table {
 
 // fitData is one workload's measurements.
 type fitData struct {
-	name   string
-	pprof  map[string]float64            // function → ns per run (merged pprof)
-	counts map[string]map[string]float64 // group → function → instructions of the group
-	funcs  map[string]overlap.Func
-	cpuNS  float64
-	total  float64 // ns per run of all kept pprof samples
-	instr  *overlap.Profile
-	merged *overlap.Profile
+	name             string
+	n                int
+	samples, dropped int64
+	pprof            map[string]float64            // function → ns per run (merged pprof)
+	counts           map[string]map[string]float64 // group → function → instructions of the group
+	funcs            map[string]overlap.Func
+	cpuNS            float64
+	total            float64 // ns per run of all kept pprof samples
+	instr            *overlap.Profile
+	merged           *overlap.Profile
 }
 
 func fit(ctx context.Context, cfg *config, root, kprof string, filter *pprofconv.Filter) error {
+	prior := cost.Default()
+	if cfg.table != "" {
+		data, err := os.ReadFile(cfg.table)
+		if err != nil {
+			return err
+		}
+		if prior, err = cost.Parse(data); err != nil {
+			return fmt.Errorf("%s: %v", cfg.table, err)
+		}
+	}
 	tables := map[string]string{}
 	for _, g := range append([]string{""}, groupNames()...) {
 		path := filepath.Join(cfg.work, "table-"+strings.TrimPrefix(groupTable(g).Name, "fit-")+".txt")
@@ -105,11 +119,11 @@ func fit(ctx context.Context, cfg *config, root, kprof string, filter *pprofconv
 		var train []*fitData
 		train = append(train, data[:i]...)
 		train = append(train, data[i+1:]...)
-		w, err := fitGroups(train)
+		w, err := fitGroups(train, prior)
 		if err != nil {
 			return err
 		}
-		r := row{name: d.name, cpuNS: d.cpuNS}
+		r := row{name: d.name, n: d.n, cpuNS: d.cpuNS, pprofSamples: d.samples, dropped: d.dropped}
 		r.instrFlat = overlap.Functions(d.instr, d.merged)
 		p, total := synthesize(d, w)
 		r.costFlat = overlap.Functions(p, d.merged)
@@ -117,7 +131,7 @@ func fit(ctx context.Context, cfg *config, root, kprof string, filter *pprofconv
 		rows = append(rows, r)
 		logf("%s (left out): flat overlap instructions %.1f%%, cost %.1f%%; cost %.0f ms, CPU %.0f ms", d.name, r.instrFlat, r.costFlat, r.costNS/1e6, r.cpuNS/1e6)
 	}
-	all, err := fitGroups(data)
+	all, err := fitGroups(data, prior)
 	if err != nil {
 		return err
 	}
@@ -136,7 +150,7 @@ func fit(ctx context.Context, cfg *config, root, kprof string, filter *pprofconv
 		}
 	}
 	if cfg.writeTable != "" {
-		head := fmt.Sprintf("# kprof's cost table for linux/amd64, picoseconds per go/ssa instruction:\n# fitted on bench/workloads (%s) by\n# go run ./bench/costval -fit %s\n# one weight per group of classes (bench/costval/fit.go).\n", strings.Join(cfg.workloads, ", "), cfg.args)
+		head := fmt.Sprintf("# kprof's cost table for linux/amd64, picoseconds per go/ssa instruction:\n# fitted on bench/workloads (%s) by\n# go run ./bench/costval %s\n# one weight per group of classes (bench/costval/fit.go).\n", strings.Join(cfg.workloads, ", "), cfg.args)
 		return os.WriteFile(cfg.writeTable, append([]byte(head), t.Format()...), 0o666)
 	}
 	return nil
@@ -156,6 +170,7 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 	if err != nil {
 		return nil, err
 	}
+	d.n, _ = strconv.Atoi(args[1])
 	pkg := "./bench/workloads/" + name
 	plain := filepath.Join(cfg.work, name+".plain")
 	if err := do(ctx, root, "go", "build", "-o", plain, pkg); err != nil {
@@ -177,10 +192,12 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 			return nil, fmt.Errorf("pprof run printed %q, want %q", out, want)
 		}
 		cpus = append(cpus, cpu)
-		p, _, err := readPprof(path, filter, name)
+		p, st, err := readPprof(path, filter, name)
 		if err != nil {
 			return nil, err
 		}
+		d.samples += st.Samples
+		d.dropped += st.Dropped
 		pprofs = append(pprofs, p)
 	}
 	sort.Float64s(cpus)
@@ -189,7 +206,7 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 		return nil, err
 	}
 	d.pprof = map[string]float64{}
-	period := float64(1e9 / cfg.hz)
+	period := float64(d.merged.Meta.Granularity) // ns per sample, as the profiles say
 	for _, s := range d.merged.Flat() {
 		k := key(s.Func)
 		d.funcs[k] = s.Func
@@ -244,10 +261,18 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 	return d, nil
 }
 
-func key(f overlap.Func) string { return f.Name + "\x00" + f.File + "\x00" + strconv.Itoa(f.Line) }
+// key identifies a function as overlap's measures do: by name (a pprof
+// profile names files by absolute path, kprof by package).
+func key(f overlap.Func) string { return f.Name }
 
-// fitGroups fits one weight per group, ns per instruction, on data.
-func fitGroups(data []*fitData) ([]float64, error) {
+// priorWeight is the pull of each group's row towards the prior table
+// (relative error), against the workloads' rows.
+const priorWeight = 0.05
+
+// fitGroups fits one weight per group, ns per instruction, on data,
+// pulled towards the prior table: for each group the mean weight of its
+// classes there.
+func fitGroups(data []*fitData, prior *cost.Table) ([]float64, error) {
 	type fk struct {
 		d *fitData
 		k string
@@ -265,13 +290,23 @@ func fitGroups(data []*fitData) ([]float64, error) {
 		return rowsK[i].k < rowsK[j].k
 	})
 	names := groupNames()
-	a := mat.NewDense(len(rowsK), len(names), nil)
-	b := mat.NewVecDense(len(rowsK), nil)
+	nr := len(rowsK)
+	a := mat.NewDense(nr+len(names), len(names), nil)
+	b := mat.NewVecDense(nr+len(names), nil)
 	for i, r := range rowsK {
 		for j, g := range names {
 			a.Set(i, j, r.d.counts[g][r.k]/r.d.total)
 		}
 		b.SetVec(i, r.d.pprof[r.k]/r.d.total)
+	}
+	for j, g := range groups {
+		var sum float64
+		for _, c := range g.classes {
+			sum += float64(prior.Class(c))
+		}
+		p := sum / float64(len(g.classes)) / 1000 // ns
+		a.Set(nr+j, j, priorWeight/p)
+		b.SetVec(nr+j, priorWeight)
 	}
 	w, err := calibrate.NNLS(a, b)
 	if err != nil {
