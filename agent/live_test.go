@@ -244,3 +244,33 @@ func TestServeLive(t *testing.T) {
 		}
 	}
 }
+
+// A cost profile's pprof form names its counts cost/nanoseconds, rounded
+// from picoseconds, as reports.Pprof does.
+func TestEncodePprofCost(t *testing.T) {
+	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a.Register()
+	a.Sample([]*Func{fa}, 0, 2_400)
+	a.Sample([]*Func{fa, fb}, 0, 1_600)
+	a.Exit(0)
+	p := a.Profile(overlap.Meta{Program: "t"})
+	p.Meta.Metric, p.Meta.MetricTable = "cost", "t 1" // (what a -metric cost build records)
+	var buf bytes.Buffer
+	if err := WritePprof(&buf, p, PprofOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := q.SampleType[1]; st.Type != "cost" || st.Unit != "nanoseconds" || q.PeriodType.Type != "cost" {
+		t.Errorf("sample type %v, period type %v", st, q.PeriodType)
+	}
+	var sum int64
+	for _, s := range q.Sample {
+		sum += s.Value[1]
+	}
+	if sum != 4 {
+		t.Errorf("%d ns in all, want 4 (2.4 + 1.6, each rounded)", sum)
+	}
+}

@@ -124,8 +124,10 @@ func EncodePprof(p *overlap.Profile, opt PprofOptions) []byte {
 		msg.int64Field(pbValueTypeUnit, str(unit))
 		out.bytesField(field, msg.b)
 	}
+	// (Named as reports.Pprof names them: cost in nanoseconds.)
+	counted, unit, div := p.Meta.SampleType()
 	valueType(pbProfileSampleType, "samples", "count")
-	valueType(pbProfileSampleType, "instructions", "count")
+	valueType(pbProfileSampleType, counted, unit)
 
 	// One function (and location, with the same id) per kprof function.
 	funcs := map[overlap.Func]uint64{}
@@ -150,7 +152,7 @@ func EncodePprof(p *overlap.Profile, opt PprofOptions) []byte {
 		}
 		msg.b = msg.b[:0]
 		msg.packed(pbSampleLocationID, locs)
-		msg.packed(pbSampleValue, []uint64{uint64(n.Samples), uint64(n.Instructions)})
+		msg.packed(pbSampleValue, []uint64{uint64(n.Samples), uint64((n.Instructions + div/2) / div)})
 		out.bytesField(pbProfileSample, msg.b)
 	})
 	var line pbuf
@@ -175,8 +177,8 @@ func EncodePprof(p *overlap.Profile, opt PprofOptions) []byte {
 	}
 	out.int64Field(pbProfileTimeNanos, opt.TimeNanos)
 	out.int64Field(pbProfileDurationNanos, opt.DurationNanos)
-	valueType(pbProfilePeriodType, "instructions", "count")
-	out.int64Field(pbProfilePeriod, p.Meta.Granularity)
+	valueType(pbProfilePeriodType, counted, unit)
+	out.int64Field(pbProfilePeriod, (p.Meta.Granularity+div/2)/div)
 	comments := make([]uint64, len(opt.Comments))
 	for i, c := range opt.Comments {
 		comments[i] = uint64(str(c))

@@ -132,6 +132,17 @@ func (m *Meta) MetricName() string {
 	return m.Metric
 }
 
+// SampleType returns how a pprof profile names m's counts — its sample
+// type and unit — and the divisor that turns a count into that unit. A
+// weighted metric's counts are picoseconds, which pprof has no unit for:
+// they are shown in nanoseconds, rounded.
+func (m *Meta) SampleType() (typ, unit string, div int64) {
+	if m.Metric == "" {
+		return "instructions", "count", 1
+	}
+	return m.Metric, "nanoseconds", 1000
+}
+
 // describeMetric names m's metric for an error message.
 func (m *Meta) describeMetric() string {
 	s := fmt.Sprintf("%s (metric version %d", m.MetricName(), m.MetricVersion)

@@ -32,13 +32,7 @@ func Pprof(p *overlap.Profile) (*profile.Profile, error) {
 		return nil, fmt.Errorf("pprof: %w", err)
 	}
 	m := &p.Meta
-	// The cost metric counts picoseconds, which pprof has no unit for:
-	// its sample type is cost/nanoseconds, each value rounded to the
-	// nearest nanosecond.
-	counted, unit, div := "instructions", "count", int64(1)
-	if m.Metric != "" {
-		counted, unit, div = m.Metric, "nanoseconds", 1000
-	}
+	counted, unit, div := m.SampleType()
 	out := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "samples", Unit: "count"},
