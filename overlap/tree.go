@@ -60,9 +60,10 @@ func writeTree[N, K comparable](w io.Writer, meta Meta, totalInstructions, total
 	index := map[K]int{}
 	var funcs []Func
 	var sums [3]uint64
-	nodes := 0
+	nodes, depth := 0, 0
 	err := walkTree(t, func(n N, d int) error {
 		nodes++
+		depth = max(depth, d)
 		var f Func
 		if d > 0 {
 			k := t.Key(n)
@@ -104,9 +105,11 @@ func writeTree[N, K comparable](w io.Writer, meta Meta, totalInstructions, total
 		n  N
 		fn uint64
 	}
-	var kids []kid
+	// (Sized for the deepest path: a deep recursion's profile is a long
+	// chain, which growing them step by step would copy over and over.)
+	kids := make([]kid, 0, depth+1)
 	type level struct{ start, next, end int }
-	stack := []level{}
+	stack := make([]level, 0, depth+1)
 	var zero N
 	visit := func(n N, fn uint64) error {
 		start := len(kids)
