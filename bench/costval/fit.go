@@ -180,31 +180,11 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 	if err != nil {
 		return nil, err
 	}
-	var pprofs []*overlap.Profile
-	var cpus []float64
-	for i := 1; i <= cfg.runs; i++ {
-		path := filepath.Join(cfg.work, fmt.Sprintf("%s.pprof.%d", name, i))
-		out, cpu, err := runBin(ctx, plain, nil, append(args, "-cpuprofile", path, "-cpuhz", strconv.Itoa(cfg.hz))...)
-		if err != nil {
-			return nil, err
-		}
-		if out != want {
-			return nil, fmt.Errorf("pprof run printed %q, want %q", out, want)
-		}
-		cpus = append(cpus, cpu)
-		p, st, err := readPprof(path, filter, name)
-		if err != nil {
-			return nil, err
-		}
-		d.samples += st.Samples
-		d.dropped += st.Dropped
-		pprofs = append(pprofs, p)
-	}
-	sort.Float64s(cpus)
-	d.cpuNS = cpus[len(cpus)/2]
-	if d.merged, err = overlap.Merge(pprofs...); err != nil {
+	merged, cpu, st, err := cpuProfiles(ctx, cfg, plain, want, filter, name, args)
+	if err != nil {
 		return nil, err
 	}
+	d.merged, d.cpuNS, d.samples, d.dropped = merged, cpu, st.Samples, st.Dropped
 	d.pprof = map[string]float64{}
 	period := float64(d.merged.Meta.Granularity) // ns per sample, as the profiles say
 	for _, s := range d.merged.Flat() {

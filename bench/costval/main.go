@@ -167,32 +167,11 @@ func workload(ctx context.Context, cfg *config, root, kprof string, costFlags []
 	if err != nil {
 		return r, err
 	}
-	var pprofs []*overlap.Profile
-	var cpus []float64
-	for i := 1; i <= cfg.runs; i++ {
-		path := filepath.Join(cfg.work, fmt.Sprintf("%s.pprof.%d", name, i))
-		out, cpu, err := runBin(ctx, plain, nil, append(args, "-cpuprofile", path, "-cpuhz", strconv.Itoa(cfg.hz))...)
-		if err != nil {
-			return r, err
-		}
-		if out != want {
-			return r, fmt.Errorf("pprof run printed %q, want %q", out, want)
-		}
-		cpus = append(cpus, cpu)
-		p, st, err := readPprof(path, filter, name)
-		if err != nil {
-			return r, err
-		}
-		r.pprofSamples += st.Samples
-		r.dropped += st.Dropped
-		pprofs = append(pprofs, p)
-	}
-	merged, err := overlap.Merge(pprofs...)
+	merged, cpu, st, err := cpuProfiles(ctx, cfg, plain, want, filter, name, args)
 	if err != nil {
 		return r, err
 	}
-	sort.Float64s(cpus)
-	r.cpuNS = cpus[len(cpus)/2]
+	r.cpuNS, r.pprofSamples, r.dropped = cpu, st.Samples, st.Dropped
 	profs := map[string]*overlap.Profile{}
 	for _, b := range []string{instr, costb} {
 		path := b + ".kprof"
@@ -235,6 +214,40 @@ func sizeArgs(root string, cfg *config, name string) ([]string, error) {
 		n = max(4, def+int(math.Round(math.Log2(cfg.size))))
 	}
 	return []string{"-n", strconv.Itoa(n)}, nil
+}
+
+// cpuProfiles runs the plain build cfg.runs times with a CPU profile,
+// checks that each run prints want, and returns the merge of the profiles
+// (as kprof profiles), the median CPU time of the runs and the pprof
+// samples read and dropped in all.
+func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *pprofconv.Filter, name string, args []string) (*overlap.Profile, float64, pprofconv.Stats, error) {
+	var pprofs []*overlap.Profile
+	var cpus []float64
+	var all pprofconv.Stats
+	for i := 1; i <= cfg.runs; i++ {
+		path := filepath.Join(cfg.work, fmt.Sprintf("%s.pprof.%d", name, i))
+		out, cpu, err := runBin(ctx, plain, nil, append(args, "-cpuprofile", path, "-cpuhz", strconv.Itoa(cfg.hz))...)
+		if err != nil {
+			return nil, 0, all, err
+		}
+		if out != want {
+			return nil, 0, all, fmt.Errorf("pprof run printed %q, want %q", out, want)
+		}
+		cpus = append(cpus, cpu)
+		p, st, err := readPprof(path, filter, name)
+		if err != nil {
+			return nil, 0, all, err
+		}
+		all.Samples += st.Samples
+		all.Dropped += st.Dropped
+		pprofs = append(pprofs, p)
+	}
+	merged, err := overlap.Merge(pprofs...)
+	if err != nil {
+		return nil, 0, all, err
+	}
+	sort.Float64s(cpus)
+	return merged, cpus[len(cpus)/2], all, nil
 }
 
 func readPprof(path string, filter *pprofconv.Filter, name string) (*overlap.Profile, pprofconv.Stats, error) {
