@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/kprof/kprof/cost"
@@ -103,20 +102,7 @@ func TestGoldenCost(t *testing.T) {
 			opts := DefaultOptions
 			opts.Cost = tbl
 			_, out := instrumentWith(t, filepath.Base(file), src, opts)
-			got := describe(out) + "----\n" + string(out.Files[0])
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o666); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from %s; run go test ./rewrite -run TestGoldenCost -update and review the diff\n--- got ---\n%s", file, golden, strings.TrimSpace(got))
-			}
+			checkGolden(t, file, golden, describe(out)+"----\n"+string(out.Files[0]), "TestGoldenCost")
 		})
 	}
 }

@@ -146,20 +146,26 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, out := instrument(t, filepath.Base(file), src)
-			got := describe(out) + "----\n" + string(out.Files[0])
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o666); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from %s; run go test ./rewrite -run TestGolden -update and review the diff\n--- got ---\n%s", file, golden, got)
-			}
+			checkGolden(t, file, golden, describe(out)+"----\n"+string(out.Files[0]), "TestGolden")
 		})
+	}
+}
+
+// checkGolden compares got, the rewrite of file, with the golden file (or
+// writes it, with -update); test names the test that refreshes it.
+func checkGolden(t *testing.T, file, golden, got, test string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s; run go test ./rewrite -run %s -update and review the diff\n--- got ---\n%s", file, golden, test, got)
 	}
 }
