@@ -34,8 +34,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/kprof/kprof/bench/internal/pprofconv"
 	"github.com/kprof/kprof/overlap"
 )
@@ -251,14 +249,9 @@ func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *p
 }
 
 func readPprof(path string, filter *pprofconv.Filter, name string) (*overlap.Profile, pprofconv.Stats, error) {
-	f, err := os.Open(path)
+	p, err := pprofconv.ReadFile(path)
 	if err != nil {
 		return nil, pprofconv.Stats{}, err
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		return nil, pprofconv.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return pprofconv.Convert(p, filter, name)
 }

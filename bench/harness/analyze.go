@@ -8,8 +8,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/kprof/kprof/bench/internal/pprofconv"
 	"github.com/kprof/kprof/overlap"
 )
@@ -198,14 +196,9 @@ func equalFiles(a, b string) bool {
 }
 
 func (h *harness) readPprof(name string, hz int, path string) (*overlap.Profile, pprofconv.Stats, error) {
-	f, err := os.Open(path)
+	p, err := pprofconv.ReadFile(path)
 	if err != nil {
 		return nil, pprofconv.Stats{}, err
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		return nil, pprofconv.Stats{}, fmt.Errorf("%s: %w", path, err)
 	}
 	// The workload sets the rate before runtime/pprof asks for 100 Hz (see
 	// bench/workloads/internal/cpuprofile): the period shows which won.

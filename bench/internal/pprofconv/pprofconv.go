@@ -5,6 +5,7 @@ package pprofconv
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -179,4 +180,18 @@ func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, S
 		return nil, st, fmt.Errorf("converting the pprof profile of %s: %w", program, err)
 	}
 	return out, st, nil
+}
+
+// ReadFile parses the pprof profile in the named file.
+func ReadFile(path string) (*profile.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
 }
