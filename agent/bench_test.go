@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // BenchmarkSample measures one sample of the sampling agent at stack
@@ -35,7 +35,7 @@ func BenchmarkSample(b *testing.B) {
 		from  int
 	}
 	run := func(b *testing.B, samples []sample, cached bool) {
-		a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 10000})
+		a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 10000})
 		a.Register()
 		g := a.local()
 		for _, s := range samples {
@@ -91,7 +91,7 @@ func BenchmarkExactCall(b *testing.B) {
 	for i := range funcs {
 		funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
 	}
-	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a := NewCCT(Settings{Mode: profile.ModeExact})
 	a.Register()
 	stack := append([]*Func(nil), funcs[:depth+1]...)
 	a.Sample(stack[:depth], 0, 1)
@@ -111,7 +111,7 @@ func BenchmarkExactCall(b *testing.B) {
 // tail, counted as unsampled), with the state its runtime g's previous
 // goroutine left — no allocation and no lock.
 func BenchmarkGoroutineLife(b *testing.B) {
-	a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 10000, Jitter: 100})
+	a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 10000, Jitter: 100})
 	claim := func() int64 { return 100 }
 	a.Register()
 	a.ExitClaim(claim)

@@ -9,12 +9,12 @@ import (
 	"unsafe"
 
 	"github.com/kprof/kprof/counter"
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // Settings configure the built-in agents.
 type Settings struct {
-	Mode        string // overlap.ModeSample or overlap.ModeExact
+	Mode        string // profile.ModeSample or profile.ModeExact
 	Granularity int64  // g
 	Jitter      int64  // R: granularities are g + r, r uniform in [0, R)
 	Seed        uint64 // seed of every goroutine's PRNG
@@ -389,10 +389,10 @@ type CCT struct {
 
 // NewCCT returns a calling-context-tree agent with the given settings.
 func NewCCT(set Settings) *CCT {
-	if set.Mode == overlap.ModeExact {
+	if set.Mode == profile.ModeExact {
 		set.Granularity, set.Jitter = 0, 0
 	}
-	a := &CCT{set: set, exact: set.Mode == overlap.ModeExact, id: ids.Add(1)}
+	a := &CCT{set: set, exact: set.Mode == profile.ModeExact, id: ids.Add(1)}
 	a.pool = (*chunkPool)(counter.Alloc(unsafe.Sizeof(chunkPool{})))
 	a.merged = newState(false, a.pool)
 	a.scratch = newState(false, a.pool)
@@ -485,7 +485,7 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 // next flush, with those of the samples before it. A deep stack's node is
 // seldom in the cache a granularity later (at depth 20,000 its cache miss
 // was a third of a sample's cost); counted one after the other, their
-// misses overlap.
+// misses profile.
 func (g *gstate) addLater(cur *node, n int64, rec bool) {
 	if rec {
 		g.add(cur, n, rec)
@@ -795,7 +795,7 @@ func (a *CCT) FlushRunning() { a.flushRunning(false) }
 // claimed with the world stopped and no goroutine in the middle of a
 // sample or of its exit, so that none is counted twice or lost. Two
 // snapshots' difference is what the program counted in between.
-func (a *CCT) Snapshot(meta overlap.Meta) *overlap.Profile {
+func (a *CCT) Snapshot(meta profile.Meta) *profile.Profile {
 	a.flushRunning(true)
 	return a.Profile(meta)
 }
@@ -931,10 +931,10 @@ func (a *CCT) exit(claim func() int64, n int64) {
 }
 
 // Profile returns the profile of everything sampled so far.
-func (a *CCT) Profile(meta overlap.Meta) *overlap.Profile { return a.profile(meta, false) }
+func (a *CCT) Profile(meta profile.Meta) *profile.Profile { return a.profile(meta, false) }
 
 // RecordProfile returns the profile of what was recorded (Record).
-func (a *CCT) RecordProfile(meta overlap.Meta) *overlap.Profile { return a.profile(meta, true) }
+func (a *CCT) RecordProfile(meta profile.Meta) *profile.Profile { return a.profile(meta, true) }
 
 // Record implements counter.Recorder's Record.
 func (a *CCT) Record(on bool) { a.recording.Store(on) }
@@ -955,7 +955,7 @@ func (a *CCT) ResetRecord() {
 
 // prune drops the contexts of a profile tree that have no counts below
 // them, and reports whether n keeps any.
-func prune(n *overlap.Node) bool {
+func prune(n *profile.Node) bool {
 	keep := n.Samples != 0 || n.Instructions != 0 || n.Calls != 0
 	kids := n.Children[:0]
 	for _, c := range n.Children {
@@ -999,12 +999,12 @@ func walkTree(root *node, f func(*node)) {
 	}
 }
 
-func (a *CCT) profile(meta overlap.Meta, recorded bool) *overlap.Profile {
+func (a *CCT) profile(meta profile.Meta, recorded bool) *profile.Profile {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	root := &overlap.Node{}
+	root := &profile.Node{}
 	addTree(root, &a.merged.root, recorded)
-	p := &overlap.Profile{Meta: meta, Root: root}
+	p := &profile.Profile{Meta: meta, Root: root}
 	// With the world stopped, the states' trees are copied off the heap
 	// (allocating on the heap could start a GC, which stops the world
 	// itself), into scratch, emptied again below.
@@ -1048,12 +1048,12 @@ func (a *CCT) profile(meta overlap.Meta, recorded bool) *overlap.Profile {
 }
 
 // meta returns meta with what the agent knows filled in.
-func (a *CCT) meta(meta overlap.Meta) overlap.Meta {
+func (a *CCT) meta(meta profile.Meta) profile.Meta {
 	meta.Mode = a.set.Mode
 	meta.Granularity = a.set.Granularity
 	meta.Jitter = a.set.Jitter
 	meta.Seed = a.set.Seed
-	meta.MetricVersion = overlap.MetricVersion
+	meta.MetricVersion = profile.MetricVersion
 	meta.Metric, meta.MetricTable, _ = counter.Metric()
 	meta.KprofVersion = Version
 	return meta
@@ -1062,12 +1062,12 @@ func (a *CCT) meta(meta overlap.Meta) overlap.Meta {
 // WriteFinal writes the profile of everything sampled so far to the named
 // file, as Profile(meta).WriteFile(path) would, for a program that ends:
 // the goroutines' trees move into one (the largest is not copied), which
-// is encoded as it is (overlap.WriteTreeFile). A profile of millions of
+// is encoded as it is (profile.WriteTreeFile). A profile of millions of
 // contexts then takes the memory of one tree, not of three copies of it.
 // The goroutines still running lose the context of their last sample
 // (what they run after it counts as unsampled), so WriteFinal is for the
 // end of a run, after FlushRunning.
-func (a *CCT) WriteFinal(path string, meta overlap.Meta) error {
+func (a *CCT) WriteFinal(path string, meta profile.Meta) error {
 	a.mu.Lock()
 	m := a.merged
 	restart := a.stopped()
@@ -1080,9 +1080,9 @@ func (a *CCT) WriteFinal(path string, meta overlap.Meta) error {
 		g.total, g.nsamp, g.rtotal, g.rsamp = 0, 0, 0, 0
 	}
 	restart()
-	err := overlap.WriteTreeFile(path, a.meta(meta), m.total, m.nsamp, tree{m})
+	err := profile.WriteTreeFile(path, a.meta(meta), m.total, m.nsamp, tree{m})
 	a.mu.Unlock()
-	if errors.Is(err, overlap.ErrDuplicate) {
+	if errors.Is(err, profile.ErrDuplicate) {
 		// Two functions with the same name, file and line (a custom
 		// agent's tables, say): the Profile merges them.
 		return a.Profile(meta).WriteFile(path)
@@ -1090,27 +1090,27 @@ func (a *CCT) WriteFinal(path string, meta overlap.Meta) error {
 	return err
 }
 
-// tree is a state's tree as an overlap.Tree.
+// tree is a state's tree as an profile.Tree.
 type tree struct{ g *gstate }
 
 func (t tree) Root() *node                  { return &t.g.root }
 func (tree) First(n *node) *node            { return n.child }
 func (tree) Next(n *node) *node             { return n.next }
 func (tree) Key(n *node) *Func              { return n.fn }
-func (tree) Func(n *node) overlap.Func      { return ofunc(n.fn) }
+func (tree) Func(n *node) profile.Func      { return ofunc(n.fn) }
 func (tree) Counts(n *node) (s, i, c int64) { return n.samples, n.instr, n.calls }
 
-func ofunc(f *Func) overlap.Func {
-	return overlap.Func{Name: f.Name, File: f.File, Line: f.Line}
+func ofunc(f *Func) profile.Func {
+	return profile.Func{Name: f.Name, File: f.File, Line: f.Line}
 }
 
 // addTree adds the counts of an off-heap tree (the recorded ones if
 // recorded) to a profile tree.
-func addTree(dst *overlap.Node, src *node, recorded bool) {
+func addTree(dst *profile.Node, src *node, recorded bool) {
 	// A deep recursion's tree is a path as deep: the pairs still to visit
 	// are kept here, not on the goroutine's stack.
 	type pair struct {
-		dst *overlap.Node
+		dst *profile.Node
 		src *node
 	}
 	todo := []pair{{dst, src}}

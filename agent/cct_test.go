@@ -8,6 +8,7 @@ import (
 
 	"github.com/kprof/kprof/counter"
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 var (
@@ -18,7 +19,7 @@ var (
 
 // The path cache must give the same tree as walking from the root.
 func TestSampleTree(t *testing.T) {
-	a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 100})
+	a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 100})
 	a.Register()
 	samples := []struct {
 		stack []*Func
@@ -37,11 +38,11 @@ func TestSampleTree(t *testing.T) {
 		}
 	}
 	a.Exit(7)
-	p := a.Profile(overlap.Meta{Program: "t"})
+	p := a.Profile(profile.Meta{Program: "t"})
 	want := map[string]int64{"a": 10, "a;b": 20, "a;b;c": 80, "a;c": 40, "(no stack)": 5 + 7}
 	got := map[string]int64{}
 	var sum int64
-	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
 		key := ""
 		for i, f := range stack {
 			if i > 0 {
@@ -69,7 +70,7 @@ func TestSampleTree(t *testing.T) {
 // for every goroutine (one seed).
 func TestJitter(t *testing.T) {
 	seq := func() []int64 {
-		a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 1000, Jitter: 100, Seed: 42})
+		a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 1000, Jitter: 100, Seed: 42})
 		var gs []int64
 		gs = append(gs, a.Register())
 		for i := 0; i < 200; i++ {
@@ -96,7 +97,7 @@ func TestJitter(t *testing.T) {
 
 // The exact agent samples at every check.
 func TestExactGranularity(t *testing.T) {
-	a := NewCCT(Settings{Mode: overlap.ModeExact, Granularity: 10000, Jitter: 100})
+	a := NewCCT(Settings{Mode: profile.ModeExact, Granularity: 10000, Jitter: 100})
 	if g := a.Register(); g != 0 {
 		t.Errorf("exact mode: granularity %d, want 0 (a sample at every check)", g)
 	}
@@ -107,11 +108,11 @@ func TestExactGranularity(t *testing.T) {
 // Record(true) and Record(false), forgotten by ResetRecord; contexts with
 // nothing recorded are left out of the recorded profile.
 func TestRecord(t *testing.T) {
-	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a := NewCCT(Settings{Mode: profile.ModeExact})
 	a.Register()
-	flat := func(p *overlap.Profile) map[string]int64 {
+	flat := func(p *profile.Profile) map[string]int64 {
 		m := map[string]int64{}
-		p.Walk(func(stack []overlap.Func, n *overlap.Node) { m[stack[len(stack)-1].Name] += n.Instructions })
+		p.Walk(func(stack []profile.Func, n *profile.Node) { m[stack[len(stack)-1].Name] += n.Instructions })
 		return m
 	}
 	a.Sample([]*Func{fa}, 0, 1000) // setup, before the timer
@@ -125,7 +126,7 @@ func TestRecord(t *testing.T) {
 	a.Record(true)
 	a.Sample([]*Func{fa, fc}, 0, 7)
 	a.Exit(3) // the tail goes to the last context, fa;fc
-	p := a.RecordProfile(overlap.Meta{Program: "t"})
+	p := a.RecordProfile(profile.Meta{Program: "t"})
 	want := map[string]int64{"a": 5, "b": 20, "c": 10}
 	if got := flat(p); len(got) != len(want) || got["a"] != 5 || got["b"] != 20 || got["c"] != 10 {
 		t.Errorf("recorded %v, want %v", got, want)
@@ -134,11 +135,11 @@ func TestRecord(t *testing.T) {
 		t.Errorf("recorded total %d, want 35", p.TotalInstructions)
 	}
 	var calls int64
-	p.Walk(func(_ []overlap.Func, n *overlap.Node) { calls += n.Calls })
+	p.Walk(func(_ []profile.Func, n *profile.Node) { calls += n.Calls })
 	if calls != 1 {
 		t.Errorf("recorded calls %d, want 1", calls)
 	}
-	if all := a.Profile(overlap.Meta{Program: "t"}); all.TotalInstructions != 1385 {
+	if all := a.Profile(profile.Meta{Program: "t"}); all.TotalInstructions != 1385 {
 		t.Errorf("whole profile %d instructions, want 1385", all.TotalInstructions)
 	}
 }
@@ -147,7 +148,7 @@ func TestRecord(t *testing.T) {
 // in the states of ended and running goroutines and in the merged tree,
 // the largest adopted without a copy, and leaves the profile as it was.
 func TestWriteFinal(t *testing.T) {
-	for _, mode := range []string{overlap.ModeSample, overlap.ModeExact} {
+	for _, mode := range []string{profile.ModeSample, profile.ModeExact} {
 		t.Run(mode, func(t *testing.T) {
 			a := NewCCT(Settings{Mode: mode, Granularity: 100, Jitter: 10, Seed: 7})
 			fs := []*Func{fa, fb, fc}
@@ -166,7 +167,7 @@ func TestWriteFinal(t *testing.T) {
 					a.Exit(int64(gi))
 				}
 			}
-			meta := overlap.Meta{Program: "t", Labels: []overlap.Label{{Key: "k", Value: "v"}}}
+			meta := profile.Meta{Program: "t", Labels: []profile.Label{{Key: "k", Value: "v"}}}
 			dir := t.TempDir()
 			want := filepath.Join(dir, "want.kprof")
 			if err := a.Profile(meta).WriteFile(want); err != nil {
@@ -186,7 +187,7 @@ func TestWriteFinal(t *testing.T) {
 					t.Errorf("%s differs from Profile(meta).WriteFile (%d bytes, %d): %v", filepath.Base(f), len(b), len(w), err)
 				}
 			}
-			if p, err := overlap.ParseFile(got); err != nil || overlap.Size(p) < 1200 {
+			if p, err := profile.ParseFile(got); err != nil || overlap.Size(p) < 1200 {
 				t.Errorf("written profile: %v, size %d", err, overlap.Size(p))
 			}
 		})

@@ -7,17 +7,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // Delta returns what cur counted beyond prev, two snapshots of the same
 // run (Snapshot), prev first: each context's counts in cur less those in
 // prev, the contexts with nothing left dropped. It has cur's Meta.
-func Delta(prev, cur *overlap.Profile) *overlap.Profile {
+func Delta(prev, cur *profile.Profile) *profile.Profile {
 	d := cur.Copy()
 	d.TotalInstructions = max(cur.TotalInstructions-prev.TotalInstructions, 0)
 	d.TotalSamples = max(cur.TotalSamples-prev.TotalSamples, 0)
-	type pair struct{ d, p *overlap.Node }
+	type pair struct{ d, p *profile.Node }
 	todo := []pair{{d.Root, prev.Root}}
 	for len(todo) > 0 {
 		x := todo[len(todo)-1]
@@ -48,14 +48,14 @@ func Delta(prev, cur *overlap.Profile) *overlap.Profile {
 // initialisation to every profile, KPROF_HTTP set or not.
 type Live struct {
 	a     *CCT
-	meta  func() overlap.Meta
+	meta  func() profile.Meta
 	start time.Time
 }
 
 // NewLive returns the live profiles of agent a; meta gives each profile's
 // Meta, whose labels also go into every pprof profile's comments
 // (MetaComments).
-func NewLive(a *CCT, meta func() overlap.Meta) *Live {
+func NewLive(a *CCT, meta func() profile.Meta) *Live {
 	return &Live{a: a, meta: meta, start: time.Now()}
 }
 
@@ -141,7 +141,7 @@ func (l *Live) respond(path, query string) (int, string, []byte) {
 	return 404, textType, []byte("404 page not found\n")
 }
 
-func (l *Live) pprof(p *overlap.Profile, opt PprofOptions) []byte {
+func (l *Live) pprof(p *profile.Profile, opt PprofOptions) []byte {
 	opt.Comments = MetaComments(p.Meta)
 	return gzipStored(EncodePprof(p, opt))
 }
@@ -171,9 +171,9 @@ func escape(s string) string {
 // MetaComments returns what a profile's Meta says, as pprof comments:
 // kprof's version, the program and the mode, the sampling settings, the
 // Go version and platform, then one comment "key=value" per label.
-func MetaComments(m overlap.Meta) []string {
+func MetaComments(m profile.Meta) []string {
 	c := []string{"kprof " + m.KprofVersion + ": program " + m.Program + ", mode " + m.Mode}
-	if m.Mode == overlap.ModeSample {
+	if m.Mode == profile.ModeSample {
 		c = append(c, fmt.Sprintf("granularity %d, jitter %d, seed %d", m.Granularity, m.Jitter, m.Seed))
 	}
 	c = append(c, m.GoVersion+" "+m.GOOS+"/"+m.GOARCH)
@@ -181,7 +181,7 @@ func MetaComments(m overlap.Meta) []string {
 }
 
 // labelStrings returns labels as "key=value" strings.
-func labelStrings(labels []overlap.Label) []string {
+func labelStrings(labels []profile.Label) []string {
 	s := make([]string, len(labels))
 	for i, l := range labels {
 		s[i] = l.Key + "=" + l.Value

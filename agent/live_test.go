@@ -10,27 +10,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
-	"github.com/kprof/kprof/overlap"
+	pprofile "github.com/google/pprof/profile"
+	"github.com/kprof/kprof/profile"
 )
 
 // The hand-written encoder's output is a valid pprof profile with the
 // same contexts and counts, leaf first.
 func TestEncodePprof(t *testing.T) {
-	a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 100})
+	a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 100})
 	a.Register()
 	a.Sample([]*Func{fa}, 0, 10)
 	a.Sample([]*Func{fa, fb}, 0, 20)
 	a.Sample([]*Func{fa, fb, fc}, 0, 30)
 	a.Sample([]*Func{fa, fc}, 0, 40)
 	a.Exit(0)
-	p := a.Profile(overlap.Meta{Program: "t", GOOS: "linux", GOARCH: "amd64"})
+	p := a.Profile(profile.Meta{Program: "t", GOOS: "linux", GOARCH: "amd64"})
 	var buf bytes.Buffer
 	opt := PprofOptions{TimeNanos: 1e18, DurationNanos: 5e9, Comments: []string{"env=prod", "program=t"}}
 	if err := WritePprof(&buf, p, opt); err != nil {
 		t.Fatal(err)
 	}
-	q, err := profile.Parse(&buf)
+	q, err := pprofile.Parse(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,20 +70,20 @@ func TestEncodePprof(t *testing.T) {
 
 // Delta of two snapshots is what was counted in between.
 func TestDelta(t *testing.T) {
-	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a := NewCCT(Settings{Mode: profile.ModeExact})
 	a.Register()
 	a.Sample([]*Func{fa}, 0, 10)
 	a.Sample([]*Func{fa, fb}, 0, 20)
-	p1 := a.Snapshot(overlap.Meta{})
+	p1 := a.Snapshot(profile.Meta{})
 	a.Sample([]*Func{fa, fb}, 0, 5)
 	a.Sample([]*Func{fa, fc}, 0, 7)
-	p2 := a.Snapshot(overlap.Meta{})
+	p2 := a.Snapshot(profile.Meta{})
 	d := Delta(p1, p2)
 	if err := d.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]int64{}
-	d.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	d.Walk(func(stack []profile.Func, n *profile.Node) {
 		if n.Instructions == 0 {
 			return
 		}
@@ -96,7 +96,7 @@ func TestDelta(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(map[string]int64{"a;b": 5, "a;c": 7}) || d.TotalInstructions != 12 {
 		t.Errorf("delta %v total %d, want a;b 5, a;c 7, total 12", got, d.TotalInstructions)
 	}
-	m, err := overlap.Merge(p1, d)
+	m, err := profile.Merge(p1, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestDelta(t *testing.T) {
 // goroutine states of 200 contexts each. (Outside kprof builds the world
 // is not stopped and there are no tails; the copy is the pause.)
 func BenchmarkSnapshotPause(b *testing.B) {
-	a := NewCCT(Settings{Mode: overlap.ModeSample, Granularity: 100})
+	a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 100})
 	fs := make([]*Func, 200)
 	for i := range fs {
 		fs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
@@ -145,13 +145,13 @@ func BenchmarkSnapshotPause(b *testing.B) {
 // MetaComments: the Meta's fields, then one comment per label.
 func TestMetaComments(t *testing.T) {
 	for _, tc := range []struct {
-		meta overlap.Meta
+		meta profile.Meta
 		want string
 	}{
-		{overlap.Meta{Mode: "exact", KprofVersion: "1", Program: "p", GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "arm64"},
+		{profile.Meta{Mode: "exact", KprofVersion: "1", Program: "p", GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "arm64"},
 			"kprof 1: program p, mode exact|go1.26.8 linux/arm64"},
-		{overlap.Meta{Mode: "sample", Granularity: 10000, Jitter: 100, Seed: 1, KprofVersion: "1", Program: "p", GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64",
-			Labels: []overlap.Label{{Key: "env", Value: "prod"}, {Key: "region", Value: ""}, {Key: "version", Value: "v1.2.3"}}},
+		{profile.Meta{Mode: "sample", Granularity: 10000, Jitter: 100, Seed: 1, KprofVersion: "1", Program: "p", GoVersion: "go1.26.8", GOOS: "linux", GOARCH: "amd64",
+			Labels: []profile.Label{{Key: "env", Value: "prod"}, {Key: "region", Value: ""}, {Key: "version", Value: "v1.2.3"}}},
 			"kprof 1: program p, mode sample|granularity 10000, jitter 100, seed 1|go1.26.8 linux/amd64|env=prod|region=|version=v1.2.3"},
 	} {
 		if got := strings.Join(MetaComments(tc.meta), "|"); got != tc.want {
@@ -169,12 +169,12 @@ func TestServeLive(t *testing.T) {
 		// suspending counting race on it there, and only there.
 		t.Skip("the plain counter's single state is shared by the server's goroutines")
 	}
-	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a := NewCCT(Settings{Mode: profile.ModeExact})
 	a.Register()
 	a.Sample([]*Func{fa, fb}, 0, 20)
-	labels := []overlap.Label{{Key: "env", Value: "test"}, {Key: "team", Value: "a<b"}}
-	l := NewLive(a, func() overlap.Meta {
-		return overlap.Meta{Program: "t<x>", GoVersion: "go1.x", GOOS: "linux", GOARCH: "amd64", Labels: labels}
+	labels := []profile.Label{{Key: "env", Value: "test"}, {Key: "team", Value: "a<b"}}
+	l := NewLive(a, func() profile.Meta {
+		return profile.Meta{Program: "t<x>", GoVersion: "go1.x", GOOS: "linux", GOARCH: "amd64", Labels: labels}
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -210,12 +210,12 @@ func TestServeLive(t *testing.T) {
 		t.Errorf("index: %d %s\n%s", code, ctype, b)
 	}
 	code, _, b := get("/debug/kprof/snapshot?format=kprof")
-	p, err := overlap.Parse(bytes.NewReader(b))
+	p, err := profile.Parse(bytes.NewReader(b))
 	if code != 200 || err != nil || p.TotalInstructions != 20 || fmt.Sprint(p.Meta.Labels) != "[{env test} {team a<b}]" {
 		t.Fatalf("snapshot?format=kprof: %d %v %+v", code, err, p)
 	}
 	code, _, b = get("/debug/kprof/snapshot")
-	q, err := profile.Parse(bytes.NewReader(b))
+	q, err := pprofile.Parse(bytes.NewReader(b))
 	if code != 200 || err != nil || q.CheckValid() != nil || len(q.Sample) != 1 || q.Sample[0].Value[1] != 20 {
 		t.Fatalf("snapshot: %d %v %v", code, err, q)
 	}
@@ -234,7 +234,7 @@ func TestServeLive(t *testing.T) {
 		<-done
 	}()
 	code, _, b = get("/debug/kprof/profile?seconds=1")
-	q, err = profile.Parse(bytes.NewReader(b))
+	q, err = pprofile.Parse(bytes.NewReader(b))
 	if code != 200 || err != nil || q.CheckValid() != nil || len(q.Sample) != 1 || q.Sample[0].Value[1] != 7 || q.Sample[0].Location[0].Line[0].Function.Name != "c" {
 		t.Fatalf("profile: %d %v %v", code, err, q)
 	}
@@ -248,18 +248,18 @@ func TestServeLive(t *testing.T) {
 // A cost profile's pprof form names its counts cost/nanoseconds, rounded
 // from picoseconds, as reports.Pprof does.
 func TestEncodePprofCost(t *testing.T) {
-	a := NewCCT(Settings{Mode: overlap.ModeExact})
+	a := NewCCT(Settings{Mode: profile.ModeExact})
 	a.Register()
 	a.Sample([]*Func{fa}, 0, 2_400)
 	a.Sample([]*Func{fa, fb}, 0, 1_600)
 	a.Exit(0)
-	p := a.Profile(overlap.Meta{Program: "t"})
+	p := a.Profile(profile.Meta{Program: "t"})
 	p.Meta.Metric, p.Meta.MetricTable = "cost", "t 1" // (what a -metric cost build records)
 	var buf bytes.Buffer
 	if err := WritePprof(&buf, p, PprofOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	q, err := profile.Parse(&buf)
+	q, err := pprofile.Parse(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // A minimal encoder of the pprof format (the profile.proto message of
@@ -100,13 +100,13 @@ type PprofOptions struct {
 }
 
 // WritePprof writes p as a gzipped pprof protobuf profile.
-func WritePprof(w io.Writer, p *overlap.Profile, opt PprofOptions) error {
+func WritePprof(w io.Writer, p *profile.Profile, opt PprofOptions) error {
 	_, err := w.Write(gzipStored(EncodePprof(p, opt)))
 	return err
 }
 
 // EncodePprof returns p as an uncompressed pprof protobuf message.
-func EncodePprof(p *overlap.Profile, opt PprofOptions) []byte {
+func EncodePprof(p *profile.Profile, opt PprofOptions) []byte {
 	strs := []string{""} // the string table; entry 0 is "" by definition
 	index := map[string]int64{"": 0}
 	str := func(s string) int64 {
@@ -130,9 +130,9 @@ func EncodePprof(p *overlap.Profile, opt PprofOptions) []byte {
 	valueType(pbProfileSampleType, counted, unit)
 
 	// One function (and location, with the same id) per kprof function.
-	funcs := map[overlap.Func]uint64{}
-	var order []overlap.Func
-	id := func(f overlap.Func) uint64 {
+	funcs := map[profile.Func]uint64{}
+	var order []profile.Func
+	id := func(f profile.Func) uint64 {
 		if i, ok := funcs[f]; ok {
 			return i
 		}
@@ -142,7 +142,7 @@ func EncodePprof(p *overlap.Profile, opt PprofOptions) []byte {
 		return i
 	}
 	var locs []uint64
-	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
 		if n.Samples == 0 && n.Instructions == 0 {
 			return
 		}

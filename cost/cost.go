@@ -57,7 +57,7 @@ import (
 	"strings"
 )
 
-// Metric is the name profiles of the cost metric carry (overlap.Meta.Metric).
+// Metric is the name profiles of the cost metric carry (profile.Meta.Metric).
 const Metric = "cost"
 
 // Unit is the unit of weights.
@@ -157,7 +157,7 @@ func (t *Table) Format() []byte {
 	return b.Bytes()
 }
 
-// Ident identifies t in profiles (overlap.Meta.MetricTable): its name and
+// Ident identifies t in profiles (profile.Meta.MetricTable): its name and
 // the first 16 hex digits of the SHA-256 of its canonical form (Format
 // without comments, so that two tables with equal weights are one).
 func (t *Table) Ident() string {

@@ -12,7 +12,7 @@ var (
 
 // Metric returns what a count measures in this build: name "" for
 // instructions, "cost" for the cost metric, with table identifying its
-// table of weights (overlap.Meta.Metric and MetricTable), and scale, how
+// table of weights (profile.Meta.Metric and MetricTable), and scale, how
 // many units of the metric an average instruction counts (1 for
 // instructions; for cost, the picoseconds of the table's scale). An
 // agent multiplies its default granularity by scale, so that a program

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // A baseline's files in its directory.
@@ -146,7 +146,7 @@ func copyProfiles(from, to string) error {
 			continue
 		}
 		src := filepath.Join(from, e.Name())
-		p, err := overlap.ParseFile(src)
+		p, err := profile.ParseFile(src)
 		if err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // The gate: kprof gate compares two runs of go test -bench (the output of
@@ -292,7 +292,7 @@ type Row struct {
 // Context is a calling context whose instructions per op changed
 // between the old and the new profile of a benchmark.
 type Context struct {
-	Stack []overlap.Func `json:"-"` // outermost function first
+	Stack []profile.Func `json:"-"` // outermost function first
 	// Old and New are the context's instructions per op (see [Compare]),
 	// Delta is New − Old.
 	Old   float64 `json:"old"`
@@ -606,10 +606,10 @@ func attribute(row *Row, ob, nb *Benchmark, opts Options, r *Result) {
 	if opts.OldProfiles == "" || opts.NewProfiles == "" {
 		return
 	}
-	var ps [2]*overlap.Profile
+	var ps [2]*profile.Profile
 	for i, dir := range []string{opts.OldProfiles, opts.NewProfiles} {
 		path := filepath.Join(dir, ProfileFileName(row.Name))
-		p, err := overlap.ParseFile(path)
+		p, err := profile.ParseFile(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			row.Notes = append(row.Notes, fmt.Sprintf("no profile %s to say where the change came from", path))
@@ -624,7 +624,7 @@ func attribute(row *Row, ob, nb *Benchmark, opts Options, r *Result) {
 		}
 		ps[i] = p
 	}
-	if err := overlap.SameMetric(&ps[0].Meta, &ps[1].Meta); err != nil {
+	if err := profile.SameMetric(&ps[0].Meta, &ps[1].Meta); err != nil {
 		row.Problems = append(row.Problems, fmt.Sprintf("its profiles in %s and %s: %v; profile both sides with the same kprof and -metric",
 			opts.OldProfiles, opts.NewProfiles, err))
 		return
@@ -638,7 +638,7 @@ func attribute(row *Row, ob, nb *Benchmark, opts Options, r *Result) {
 // perOp returns the function that turns p's counts into counts per op
 // of benchmark b (see Compare). It multiplies before it divides, so a
 // profile of exactly the benchmark's ops gives whole numbers.
-func perOp(p *overlap.Profile, b *Benchmark) func(int64) float64 {
+func perOp(p *profile.Profile, b *Benchmark) func(int64) float64 {
 	if vs := b.Value(UnitInstructions); len(vs) > 0 && p.TotalInstructions > 0 {
 		v, total := vs[0], float64(p.TotalInstructions)
 		return func(x int64) float64 { return float64(x) * v / total }
@@ -658,21 +658,21 @@ func perOp(p *overlap.Profile, b *Benchmark) func(int64) float64 {
 // many more instructions each op executes and where: when one context
 // grows, every other context's share shrinks although it executes
 // exactly what it did. So the gate ranks absolute changes per op.
-func contextChanges(a, b *overlap.Profile, sa, sb func(int64) float64, top int) []Context {
+func contextChanges(a, b *profile.Profile, sa, sb func(int64) float64, top int) []Context {
 	type context struct {
 		parent int
-		f      overlap.Func
+		f      profile.Func
 		x, y   int64
 	}
 	var all []context
 	type id struct {
 		parent int
-		f      overlap.Func
+		f      profile.Func
 	}
 	index := map[id]int{}
-	for side, p := range []*overlap.Profile{a, b} {
+	for side, p := range []*profile.Profile{a, b} {
 		var path []int // path[d]: the context at depth d+1 on the current stack
-		p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		p.Walk(func(stack []profile.Func, n *profile.Node) {
 			d := len(stack) - 1
 			parent := -1
 			if d > 0 {
@@ -706,7 +706,7 @@ func contextChanges(a, b *overlap.Profile, sa, sb func(int64) float64, top int) 
 	}
 	var out []Context
 	for _, i := range order {
-		var stack []overlap.Func
+		var stack []profile.Func
 		for j := i; j >= 0; j = all[j].parent {
 			stack = append(stack, all[j].f)
 		}

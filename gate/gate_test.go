@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
-	"github.com/kprof/kprof/overlap/overlaptest"
+	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/profile/profiletest"
 	"github.com/kprof/kprof/reports"
 )
 
@@ -85,8 +85,8 @@ func TestReadBenchmarks(t *testing.T) {
 
 func TestReadBenchmarksErrors(t *testing.T) {
 	dir := t.TempDir()
-	profile := filepath.Join(dir, "BenchmarkFoo.kprof")
-	if err := overlaptest.Profile(overlap.ModeExact, "a 10").WriteFile(profile); err != nil {
+	kp := filepath.Join(dir, "BenchmarkFoo.kprof")
+	if err := profiletest.Profile(profile.ModeExact, "a 10").WriteFile(kp); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -97,7 +97,7 @@ func TestReadBenchmarksErrors(t *testing.T) {
 		{filepath.Join("testdata", "gate", "malformed.txt"), "testdata/gate/malformed.txt:5: parsing iteration count"},
 		{filepath.Join("testdata", "gate", "nonexistent.txt"), "testdata/gate/nonexistent.txt: no such file or directory"},
 		{dir, dir + ": is a directory"},
-		{profile, profile + ": a kprof profile, not benchmark output"},
+		{kp, kp + ": a kprof profile, not benchmark output"},
 	}
 	for _, tt := range tests {
 		_, err := ReadBenchmarksFile(tt.path)
@@ -339,7 +339,7 @@ func TestGateErrors(t *testing.T) {
 // stacks, to dir as kprof test -bench --profile does.
 func writeBenchProfile(t *testing.T, dir, bench string, folded ...string) {
 	t.Helper()
-	if err := overlaptest.Profile(overlap.ModeExact, folded...).WriteFile(filepath.Join(dir, ProfileFileName(bench))); err != nil {
+	if err := profiletest.Profile(profile.ModeExact, folded...).WriteFile(filepath.Join(dir, ProfileFileName(bench))); err != nil {
 		t.Fatal(err)
 	}
 }

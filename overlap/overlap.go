@@ -1,3 +1,17 @@
+// Package overlap holds the measures that compare two kprof profiles
+// (paper §7): the overlap percentage on calling contexts ([Contexts]) and on
+// flat functions ([Functions]), the relative error δb between totals
+// ([DeltaB]), the number of calling contexts ([Size]), the contexts whose
+// share differs most ([Diff]) and [Identical].
+//
+// The measures weigh contexts by Instructions (estimated instructions in
+// sample mode; the metric's units under a cost metric) and compute with
+// exact integer arithmetic, so they are symmetric and give exactly 100 for a
+// profile compared with itself. They read canonical views of their
+// arguments (see [profile.Profile.Canonical]) and never modify them. Two
+// functions are the same function when their names are equal
+// ([profile.CompareIdentity]): the file that declared a function may differ
+// between GOARCHes.
 package overlap
 
 import (
@@ -5,6 +19,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/kprof/kprof/profile"
 )
 
 // Contexts returns the overlap percentage of paper §7.1 between a and b on
@@ -20,14 +36,14 @@ import (
 // is 100, of an empty and a non-empty one 0. The computation is exact, so
 // Contexts(a, b) == Contexts(b, a) and Contexts(a, a) == 100. The profiles
 // should be valid; they need not be canonical and are not modified.
-func Contexts(a, b *Profile) float64 {
-	a, b = canonical(a), canonical(b)
+func Contexts(a, b *profile.Profile) float64 {
+	a, b = a.Canonical(), b.Canonical()
 	ta, tb := a.SumInstructions(), b.SumInstructions()
 	if ta == 0 || tb == 0 {
 		return emptyOverlap(ta, tb)
 	}
 	var sum u128
-	zip(a.Root, b.Root, func(_ int, x, y *Node) {
+	zip(a.Root, b.Root, func(_ int, x, y *profile.Node) {
 		if x != nil && y != nil {
 			sum = sum.add(minShare(x.Instructions, ta, y.Instructions, tb))
 		}
@@ -39,7 +55,7 @@ func Contexts(a, b *Profile) float64 {
 // functions: as Contexts, with each function's Self instructions (see
 // [Profile.Flat]) in place of a context's, so it ignores who called whom.
 // The edge cases and guarantees are those of Contexts.
-func Functions(a, b *Profile) float64 {
+func Functions(a, b *profile.Profile) float64 {
 	fa, fb := a.Flat(), b.Flat()
 	var ta, tb int64
 	for _, s := range fa {
@@ -53,7 +69,7 @@ func Functions(a, b *Profile) float64 {
 	}
 	var sum u128
 	for i, j := 0, 0; i < len(fa) && j < len(fb); {
-		switch c := compareIdentity(fa[i].Func, fb[j].Func); {
+		switch c := profile.CompareIdentity(fa[i].Func, fb[j].Func); {
 		case c < 0:
 			i++
 		case c > 0:
@@ -71,13 +87,13 @@ func Functions(a, b *Profile) float64 {
 // function identity (see compareIdentity), with the same samples,
 // instructions and calls, and the same totals: whatever their metadata and
 // the files that declared their functions.
-func Identical(a, b *Profile) bool {
-	a, b = canonical(a), canonical(b)
+func Identical(a, b *profile.Profile) bool {
+	a, b = a.Canonical(), b.Canonical()
 	if a.TotalInstructions != b.TotalInstructions || a.TotalSamples != b.TotalSamples {
 		return false
 	}
 	same := true
-	zip(a.Root, b.Root, func(_ int, x, y *Node) {
+	zip(a.Root, b.Root, func(_ int, x, y *profile.Node) {
 		if x == nil || y == nil || x.Samples != y.Samples || x.Instructions != y.Instructions || x.Calls != y.Calls {
 			same = false
 		}
@@ -114,16 +130,16 @@ func DeltaB(approx, exact int64) float64 {
 
 // Size returns the number of calling contexts of p (nodes other than the
 // root, with duplicate siblings counted once).
-func Size(p *Profile) int {
+func Size(p *profile.Profile) int {
 	n := 0
-	canonical(p).Walk(func([]Func, *Node) { n++ })
+	p.Canonical().Walk(func([]profile.Func, *profile.Node) { n++ })
 	return n
 }
 
 // ContextDiff is a calling context whose share of the instructions differs
 // between two profiles.
 type ContextDiff struct {
-	Stack []Func // outermost function first
+	Stack []profile.Func // outermost function first
 	// A and B are the context's Instructions as a percentage (0..100) of the
 	// sum of Instructions over all contexts of profile a and b; 0 where the
 	// context is absent or the profile is empty.
@@ -137,8 +153,8 @@ type ContextDiff struct {
 // canonical order (a stack before its extensions), so the result is
 // deterministic. The profiles should be valid; they need not be canonical and
 // are not modified.
-func Diff(a, b *Profile, n int) []ContextDiff {
-	a, b = canonical(a), canonical(b)
+func Diff(a, b *profile.Profile, n int) []ContextDiff {
+	a, b = a.Canonical(), b.Canonical()
 	ta, tb := a.SumInstructions(), b.SumInstructions()
 	// With both totals non-zero, |x/ta − y/tb| = |x·tb − y·ta| / (ta·tb): the
 	// numerator orders contexts exactly. An empty profile's counts are all 0,
@@ -147,13 +163,13 @@ func Diff(a, b *Profile, n int) []ContextDiff {
 	sa, sb := max(ta, 1), max(tb, 1)
 	type context struct {
 		parent int // index of the caller's context, -1 for none
-		f      Func
+		f      profile.Func
 		x, y   int64 // Instructions in a and b
 		key    u128  // |x·tb − y·ta|
 	}
 	var all []context // in preorder, which is canonical stack order
 	var parents []int // parents[d-1]: index of the context at depth d on the current path
-	zip(a.Root, b.Root, func(depth int, x, y *Node) {
+	zip(a.Root, b.Root, func(depth int, x, y *profile.Node) {
 		c := context{parent: -1}
 		if depth > 1 {
 			c.parent = parents[depth-2]
@@ -210,25 +226,25 @@ func share(x, total int64) float64 {
 // children in canonical order: visit gets a context's depth (length of its
 // stack, ≥ 1) and its node in each tree, nil where the tree lacks it. The
 // roots are not visited.
-func zip(ra, rb *Node, visit func(depth int, a, b *Node)) {
+func zip(ra, rb *profile.Node, visit func(depth int, a, b *profile.Node)) {
 	type frame struct {
-		a, b *Node
+		a, b *profile.Node
 		i, j int // next child of a and of b
 	}
 	stack := []frame{{a: ra, b: rb}}
 	for len(stack) > 0 {
 		t := &stack[len(stack)-1]
-		var ka, kb []*Node
+		var ka, kb []*profile.Node
 		if t.a != nil {
 			ka = t.a.Children
 		}
 		if t.b != nil {
 			kb = t.b.Children
 		}
-		var ca, cb *Node
+		var ca, cb *profile.Node
 		switch {
 		case t.i < len(ka) && t.j < len(kb):
-			c := compareIdentity(ka[t.i].Func, kb[t.j].Func)
+			c := profile.CompareIdentity(ka[t.i].Func, kb[t.j].Func)
 			if c <= 0 {
 				ca = ka[t.i]
 				t.i++

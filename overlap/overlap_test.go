@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kprof/kprof/profile"
 )
 
 func TestContexts(t *testing.T) {
 	tests := []struct {
 		name string
-		a, b *Profile
+		a, b *profile.Profile
 		want float64
 	}{
 		// A: a ½, a;b ½. B: a ¼, a;b ¼, c ½.
@@ -30,7 +32,7 @@ func TestContexts(t *testing.T) {
 		{"one empty", build(), build("a 1"), 0},
 		// The same function declared in another file (another GOARCH's
 		// generated file): identity is the name.
-		{"other file", build("a 1"), &Profile{Root: &Node{Children: []*Node{{Func: Func{Name: "a", File: "other.go", Line: 9}, Instructions: 1}}}}, 100},
+		{"other file", build("a 1"), &profile.Profile{Root: &profile.Node{Children: []*profile.Node{{Func: profile.Func{Name: "a", File: "other.go", Line: 9}, Instructions: 1}}}}, 100},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +48,7 @@ func TestContexts(t *testing.T) {
 }
 
 func TestIdentical(t *testing.T) {
-	otherFile := func(p *Profile) *Profile {
+	otherFile := func(p *profile.Profile) *profile.Profile {
 		for _, c := range p.Root.Children {
 			c.Func.File, c.Func.Line = "zsyscall_linux_386.go", 77
 		}
@@ -54,7 +56,7 @@ func TestIdentical(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name string
-		a, b *Profile
+		a, b *profile.Profile
 		want bool
 	}{
 		{"same", build("a;b 5 1 2", "c 1"), build("a;b 5 1 2", "c 1"), true},
@@ -73,7 +75,7 @@ func TestIdentical(t *testing.T) {
 func TestFunctions(t *testing.T) {
 	tests := []struct {
 		name         string
-		a, b         *Profile
+		a, b         *profile.Profile
 		want, wantCx float64
 	}{
 		{"other callers", build("m;f 100"), build("m;g;f 100"), 100, 0},
@@ -104,7 +106,7 @@ func TestFunctions(t *testing.T) {
 // and that the measures leave their arguments alone.
 func TestMeasureProperties(t *testing.T) {
 	ps := testProfiles()
-	ps["nonCanonical"] = &Profile{Root: &Node{Children: []*Node{
+	ps["nonCanonical"] = &profile.Profile{Root: &profile.Node{Children: []*profile.Node{
 		{Func: fn("b"), Instructions: 3}, {Func: fn("a"), Instructions: 1}, {Func: fn("b"), Instructions: 2},
 	}}}
 	ps["sample"] = build("main.main;main.work 40000", "main.main;main.work;fmt.Println 10000", "runtime.goexit;main.worker 10000")
@@ -113,7 +115,7 @@ func TestMeasureProperties(t *testing.T) {
 			before := a.Copy()
 			for _, m := range []struct {
 				name string
-				f    func(a, b *Profile) float64
+				f    func(a, b *profile.Profile) float64
 			}{{"Contexts", Contexts}, {"Functions", Functions}} {
 				ab, ba := m.f(a, b), m.f(b, a)
 				if ab < 0 || ab > 100 || ab != ba {
@@ -156,14 +158,14 @@ func TestDeltaB(t *testing.T) {
 }
 
 func TestSize(t *testing.T) {
-	dup := &Profile{Root: &Node{Children: []*Node{
-		{Func: fn("b"), Children: []*Node{{Func: fn("x")}}}, {Func: fn("a")}, {Func: fn("b"), Children: []*Node{{Func: fn("x")}, {Func: fn("y")}}},
+	dup := &profile.Profile{Root: &profile.Node{Children: []*profile.Node{
+		{Func: fn("b"), Children: []*profile.Node{{Func: fn("x")}}}, {Func: fn("a")}, {Func: fn("b"), Children: []*profile.Node{{Func: fn("x")}, {Func: fn("y")}}},
 	}}}
 	for _, tt := range []struct {
-		p    *Profile
+		p    *profile.Profile
 		want int
 	}{
-		{&Profile{}, 0},
+		{&profile.Profile{}, 0},
 		{build(), 0},
 		{build("a;b 1", "a;c 0", "d 1"), 4},
 		{dup, 4}, // a, b, b;x, b;y
@@ -180,7 +182,7 @@ func TestDiff(t *testing.T) {
 	b := build("a 50", "a;b 10", "d 40")
 	tests := []struct {
 		name string
-		a, b *Profile
+		a, b *profile.Profile
 		n    int
 		want []string
 	}{
@@ -214,7 +216,7 @@ func TestDiff(t *testing.T) {
 	}
 	// Full stacks of deep contexts, not just their functions.
 	d := Diff(build("x;y;z 1"), build("x;y 1"), 0)
-	if want := []Func{fn("x"), fn("y"), fn("z")}; len(d) != 2 || !reflect.DeepEqual(d[1].Stack, want) {
+	if want := []profile.Func{fn("x"), fn("y"), fn("z")}; len(d) != 2 || !reflect.DeepEqual(d[1].Stack, want) {
 		t.Errorf("Diff = %+v, want the stack x;y;z", d)
 	}
 }
@@ -227,7 +229,7 @@ func TestDeep(t *testing.T) {
 	const depth = 50_000
 	p := chain(depth)
 	b := encode(t, p)
-	q, err := Parse(bytes.NewReader(b))
+	q, err := profile.Parse(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +243,7 @@ func TestDeep(t *testing.T) {
 	if len(flat) != 2 || flat[0].Cum != depth || flat[1].Cum != depth-1 || flat[0].Self != depth/2 {
 		t.Errorf("Flat = %+v", flat)
 	}
-	m, err := Merge(p, q)
+	m, err := profile.Merge(p, q)
 	if err != nil || m.SumInstructions() != 2*depth {
 		t.Errorf("Merge: %v, sum %d", err, m.SumInstructions())
 	}

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/kprof/kprof/overlap"
+
+	"github.com/kprof/kprof/profile"
 )
 
 // DefaultCompareTop is the number of differing contexts Compare lists when
@@ -82,10 +84,10 @@ type Result struct {
 // is that one; otherwise b is taken as exact (compare a new profile against
 // a reference: kprof compare new.kprof reference.kprof).
 //
-// Profiles measured with different metrics ([overlap.SameMetric]) count
+// Profiles measured with different metrics ([profile.SameMetric]) count
 // different things and are refused with an error; profiles of different programs (Meta.Program) are compared with a
 // warning.
-func Compare(w io.Writer, a, b *overlap.Profile, opts CompareOptions) (Result, error) {
+func Compare(w io.Writer, a, b *profile.Profile, opts CompareOptions) (Result, error) {
 	var r Result
 	var err error
 	if a, err = prepare(a); err != nil {
@@ -95,7 +97,7 @@ func Compare(w io.Writer, a, b *overlap.Profile, opts CompareOptions) (Result, e
 		return r, fmt.Errorf("compare: %s: %w", label(opts.NameB, "B"), err)
 	}
 	nameA, nameB := label(opts.NameA, "A"), label(opts.NameB, "B")
-	if err := overlap.SameMetric(&a.Meta, &b.Meta); err != nil {
+	if err := profile.SameMetric(&a.Meta, &b.Meta); err != nil {
 		return r, fmt.Errorf("cannot compare %s with %s: %w; profile both with the same kprof and -metric", nameA, nameB, err)
 	}
 
@@ -105,7 +107,7 @@ func Compare(w io.Writer, a, b *overlap.Profile, opts CompareOptions) (Result, e
 	r.A, r.B = side(nameA, a), side(nameB, b)
 	exact, approx := r.B, r.A
 	r.Exact = "b"
-	if a.Meta.Mode == overlap.ModeExact && b.Meta.Mode != overlap.ModeExact {
+	if a.Meta.Mode == profile.ModeExact && b.Meta.Mode != profile.ModeExact {
 		exact, approx = r.A, r.B
 		r.Exact = "a"
 	}
@@ -142,7 +144,7 @@ func label(name, fallback string) string {
 	return name
 }
 
-func side(name string, p *overlap.Profile) Side {
+func side(name string, p *profile.Profile) Side {
 	return Side{
 		Name:                name,
 		Program:             p.Meta.Program,
@@ -194,7 +196,7 @@ func writeComparison(w io.Writer, r *Result, approx, exact string) error {
 
 // StackString shows a calling context outermost function first. A stack
 // deeper than a screen keeps its outermost and innermost frames.
-func StackString(stack []overlap.Func) string {
+func StackString(stack []profile.Func) string {
 	const head, tail = 4, 6
 	names := make([]string, 0, len(stack))
 	for i, f := range stack {

@@ -9,15 +9,17 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
-	"github.com/kprof/kprof/overlap/overlaptest"
+
+	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/profile/profiletest"
 )
 
 func TestCompare(t *testing.T) {
-	exact := func(folded ...string) *overlap.Profile { return overlaptest.Profile(overlap.ModeExact, folded...) }
-	sample := func(folded ...string) *overlap.Profile { return overlaptest.Profile(overlap.ModeSample, folded...) }
+	exact := func(folded ...string) *profile.Profile { return profiletest.Profile(profile.ModeExact, folded...) }
+	sample := func(folded ...string) *profile.Profile { return profiletest.Profile(profile.ModeSample, folded...) }
 	tests := []struct {
 		name      string
-		a, b      *overlap.Profile
+		a, b      *profile.Profile
 		first     string  // first line of the output
 		functions float64 // function overlap
 		identical bool
@@ -157,9 +159,9 @@ func TestCompareWarnings(t *testing.T) {
 	}
 
 	b = demoProfile()
-	b.Meta.MetricVersion = overlap.MetricVersion + 1
+	b.Meta.MetricVersion = profile.MetricVersion + 1
 	out.Reset()
-	if _, err := Compare(&out, a, b, CompareOptions{}); err == nil || !errors.Is(err, overlap.ErrMetric) || !strings.Contains(err.Error(), "metric version 2") {
+	if _, err := Compare(&out, a, b, CompareOptions{}); err == nil || !errors.Is(err, profile.ErrMetric) || !strings.Contains(err.Error(), "metric version 2") {
 		t.Errorf("metric versions differ: error %v", err)
 	}
 	if out.Len() != 0 {
@@ -168,8 +170,8 @@ func TestCompareWarnings(t *testing.T) {
 }
 
 func TestCompareTop(t *testing.T) {
-	a := overlaptest.Profile(overlap.ModeExact, "a 1", "b 2", "c 3", "d 4")
-	b := overlaptest.Profile(overlap.ModeExact, "a 4", "b 3", "c 2", "d 1")
+	a := profiletest.Profile(profile.ModeExact, "a 1", "b 2", "c 3", "d 4")
+	b := profiletest.Profile(profile.ModeExact, "a 4", "b 3", "c 2", "d 1")
 	for _, tt := range []struct{ top, want int }{{0, 4}, {-1, 0}, {1, 1}, {3, 3}} {
 		r, err := Compare(&bytes.Buffer{}, a, b, CompareOptions{Top: tt.top})
 		if err != nil {
@@ -184,12 +186,12 @@ func TestCompareTop(t *testing.T) {
 func TestCompareJSON(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		a, b   *overlap.Profile
+		a, b   *profile.Profile
 		deltaB any
 	}{
-		{"finite", overlaptest.Profile(overlap.ModeSample, "a 50", "a;b 50"), overlaptest.Profile(overlap.ModeExact, "a 25", "a;b 25", "c 50"), 0.0},
+		{"finite", profiletest.Profile(profile.ModeSample, "a 50", "a;b 50"), profiletest.Profile(profile.ModeExact, "a 25", "a;b 25", "c 50"), 0.0},
 		// δb of counts against an exact count of 0 is infinite: null.
-		{"infinite", overlaptest.Profile(overlap.ModeSample, "a 1"), overlaptest.Profile(overlap.ModeExact), nil},
+		{"infinite", profiletest.Profile(profile.ModeSample, "a 1"), profiletest.Profile(profile.ModeExact), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -228,9 +230,9 @@ func TestCompareJSON(t *testing.T) {
 }
 
 func TestStackString(t *testing.T) {
-	var stack []overlap.Func
+	var stack []profile.Func
 	for _, n := range strings.Fields("a b c d e f g h i j k l m") {
-		stack = append(stack, overlap.Func{Name: n})
+		stack = append(stack, profile.Func{Name: n})
 	}
 	for _, tt := range []struct {
 		n    int

@@ -1,4 +1,4 @@
-// Package reports renders kprof profiles ([overlap.Profile]) for people and
+// Package reports renders kprof profiles ([profile.Profile]) for people and
 // for other tools: text top lists and calling-context trees, pprof protocol
 // buffers for go tool pprof and continuous-profiling services, a
 // self-contained HTML flame graph, and the comparison of two profiles that
@@ -13,7 +13,7 @@
 // # Percentages
 //
 // A calling context's share is its Instructions divided by the sum of
-// Instructions over all contexts of the profile ([overlap.Profile.SumInstructions]),
+// Instructions over all contexts of the profile ([profile.Profile.SumInstructions]),
 // the rce of paper §7.1, so the flat column of a top list adds up to 100%
 // and the shares agree with those of the overlap measures. The header of
 // every text report gives the profile's exact TotalInstructions as well;
@@ -23,7 +23,7 @@
 //
 // # Functions and names
 //
-// A function is an [overlap.Func]: name, declaring file and declaration
+// A function is an [profile.Func]: name, declaring file and declaration
 // line. Two functions with the same name but different files (possible when
 // a profile holds several programs' code) are shown with their file:line so
 // that text reports never merge them silently.

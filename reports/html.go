@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 //go:embed flamegraph.html
@@ -48,7 +48,7 @@ type flameData struct {
 // being the node's preorder index, so a zoomed view can be reloaded or
 // linked); a search box highlights functions. Contexts without instructions are left out. The
 // page is deterministic: the same profile gives the same bytes.
-func HTML(w io.Writer, p *overlap.Profile) error {
+func HTML(w io.Writer, p *profile.Profile) error {
 	p, err := prepare(p)
 	if err != nil {
 		return fmt.Errorf("html: %w", err)
@@ -56,7 +56,7 @@ func HTML(w io.Writer, p *overlap.Profile) error {
 	t := flatten(p)
 	names := newNamer(p)
 	var d flameData
-	funcs := map[overlap.Func]int{}
+	funcs := map[profile.Func]int{}
 	index := make([]int, len(t.node)) // index in d of each node of t kept, -1 if dropped
 	for i, n := range t.node {
 		index[i] = -1

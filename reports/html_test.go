@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kprof/kprof/overlap"
-	"github.com/kprof/kprof/overlap/overlaptest"
+	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/profile/profiletest"
 )
 
 func TestHTML(t *testing.T) {
@@ -49,8 +49,8 @@ func TestHTML(t *testing.T) {
 
 func TestHTMLEscapes(t *testing.T) {
 	evil := `main.</script><script>alert("x")</script>&amp;`
-	p := overlaptest.Profile(overlap.ModeExact, "main.main 1")
-	p.Root.Child(overlaptest.Func(evil)).Instructions = 5
+	p := profiletest.Profile(profile.ModeExact, "main.main 1")
+	p.Root.Child(profiletest.Func(evil)).Instructions = 5
 	p.Meta.Program = `<b>prog</b>`
 	p.TotalInstructions = 6
 	var b bytes.Buffer
@@ -71,7 +71,7 @@ func TestHTMLEscapes(t *testing.T) {
 // The flame graph leaves out contexts without instructions: they would be
 // rectangles of no width.
 func TestHTMLDropsEmpty(t *testing.T) {
-	p := overlaptest.Profile(overlap.ModeSample, "main.main 10", "main.main;main.idle 0 0 3", "main.main;main.idle;main.deeper 0 0 1")
+	p := profiletest.Profile(profile.ModeSample, "main.main 10", "main.main;main.idle 0 0 3", "main.main;main.idle;main.deeper 0 0 1")
 	var b bytes.Buffer
 	if err := HTML(&b, p); err != nil {
 		t.Fatal(err)

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/kprof/kprof/overlap"
-	"github.com/kprof/kprof/overlap/overlaptest"
+	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/profile/profiletest"
 )
 
 // costProfile is a profile of the cost metric (picoseconds).
-func costProfile() *overlap.Profile {
-	p := overlaptest.Profile(overlap.ModeExact, "main.main 2500 1 1", "main.main;main.alloc 1499600 2 7", "main.main;main.add 400 1 3")
+func costProfile() *profile.Profile {
+	p := profiletest.Profile(profile.ModeExact, "main.main 2500 1 1", "main.main;main.alloc 1499600 2 7", "main.main;main.add 400 1 3")
 	p.Meta.Metric, p.Meta.MetricTable = "cost", "linux-amd64@0123456789abcdef"
 	p.TotalInstructions = p.SumInstructions()
 	p.TotalSamples = 4
@@ -24,11 +24,11 @@ func costProfile() *overlap.Profile {
 // metric and its unit in the header and the columns, and the instruction
 // metric as before.
 func TestReportsNameTheMetric(t *testing.T) {
-	instr := overlaptest.Profile(overlap.ModeExact, "main.main 25 1 1")
+	instr := profiletest.Profile(profile.ModeExact, "main.main 25 1 1")
 	instr.TotalInstructions, instr.TotalSamples = 25, 1
 	tests := []struct {
 		name   string
-		p      *overlap.Profile
+		p      *profile.Profile
 		tree   bool
 		header string
 		cols   string
@@ -64,7 +64,7 @@ func TestReportsNameTheMetric(t *testing.T) {
 // cost in nanoseconds (values rounded to the nearest one), period too.
 func TestPprofCost(t *testing.T) {
 	p := costProfile()
-	p.Meta.Mode, p.Meta.Granularity = overlap.ModeSample, 4000000
+	p.Meta.Mode, p.Meta.Granularity = profile.ModeSample, 4000000
 	pp, err := Pprof(p)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestPprofCost(t *testing.T) {
 	if err := pp.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := profile.Parse(&buf)
+	back, err := pprofile.Parse(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // Pprof converts p to a pprof profile, which go tool pprof, its flame graph
@@ -26,20 +26,20 @@ import (
 //
 // The result is deterministic: functions and locations are in canonical
 // order, samples in preorder of the canonical tree.
-func Pprof(p *overlap.Profile) (*profile.Profile, error) {
+func Pprof(p *profile.Profile) (*pprofile.Profile, error) {
 	p, err := prepare(p)
 	if err != nil {
 		return nil, fmt.Errorf("pprof: %w", err)
 	}
 	m := &p.Meta
 	counted, unit, div := m.SampleType()
-	out := &profile.Profile{
-		SampleType: []*profile.ValueType{
+	out := &pprofile.Profile{
+		SampleType: []*pprofile.ValueType{
 			{Type: "samples", Unit: "count"},
 			{Type: counted, Unit: unit},
 		},
 		DefaultSampleType: counted,
-		PeriodType:        &profile.ValueType{Type: counted, Unit: unit},
+		PeriodType:        &pprofile.ValueType{Type: counted, Unit: unit},
 		Period:            (m.Granularity + div/2) / div,
 		Comments: []string{
 			"kprof profile" + describe(" of %s", m.Program) + describe(", kprof %s", m.KprofVersion) +
@@ -58,41 +58,41 @@ func Pprof(p *overlap.Profile) (*profile.Profile, error) {
 	}
 	// One mapping that says the functions are known, so pprof does not look
 	// for a binary to symbolize addresses with.
-	mapping := &profile.Mapping{
+	mapping := &pprofile.Mapping{
 		ID:             1,
 		File:           m.Program,
 		HasFunctions:   true,
 		HasFilenames:   true,
 		HasLineNumbers: true,
 	}
-	out.Mapping = []*profile.Mapping{mapping}
-	locs := map[overlap.Func]*profile.Location{}
+	out.Mapping = []*pprofile.Mapping{mapping}
+	locs := map[profile.Func]*pprofile.Location{}
 	for i, s := range p.Flat() {
 		f := s.Func
-		fn := &profile.Function{
+		fn := &pprofile.Function{
 			ID:         uint64(i + 1),
 			Name:       f.Name,
 			SystemName: f.Name,
 			Filename:   f.File,
 			StartLine:  int64(f.Line),
 		}
-		loc := &profile.Location{
+		loc := &pprofile.Location{
 			ID:      uint64(i + 1),
 			Mapping: mapping,
-			Line:    []profile.Line{{Function: fn, Line: int64(f.Line)}},
+			Line:    []pprofile.Line{{Function: fn, Line: int64(f.Line)}},
 		}
 		out.Function = append(out.Function, fn)
 		out.Location = append(out.Location, loc)
 		locs[f] = loc
 	}
 	var calls int64
-	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
 		calls += n.Calls
 		if n.Samples == 0 && n.Instructions == 0 {
 			return
 		}
-		s := &profile.Sample{
-			Location: make([]*profile.Location, len(stack)),
+		s := &pprofile.Sample{
+			Location: make([]*pprofile.Location, len(stack)),
 			Value:    []int64{n.Samples, (n.Instructions + div/2) / div},
 		}
 		for i, f := range stack {

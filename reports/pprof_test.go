@@ -8,22 +8,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/kprof/kprof/overlap"
-	"github.com/kprof/kprof/overlap/overlaptest"
+	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/profile/profiletest"
 )
 
 func TestPprof(t *testing.T) {
 	tests := []struct {
 		name string
-		p    *overlap.Profile
+		p    *profile.Profile
 	}{
 		{"exact", demoProfile()},
 		{"sampled", sampledProfile()},
-		{"empty", overlaptest.Profile(overlap.ModeExact)},
+		{"empty", profiletest.Profile(profile.ModeExact)},
 		// Contexts without counts get no sample; their callees do.
-		{"zero contexts", overlaptest.Profile(overlap.ModeSample, "a 0", "a;b 0 0 7", "a;b;c 5 1")},
+		{"zero contexts", profiletest.Profile(profile.ModeSample, "a 0", "a;b 0 0 7", "a;b;c 5 1")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestPprof(t *testing.T) {
 			if err := pp.Write(&buf); err != nil {
 				t.Fatal(err)
 			}
-			back, err := profile.Parse(&buf)
+			back, err := pprofile.Parse(&buf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestPprof(t *testing.T) {
 			}
 			// Every context with counts is one sample, its stack leaf first.
 			want := map[string][2]int64{}
-			tt.p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+			tt.p.Walk(func(stack []profile.Func, n *profile.Node) {
 				if n.Samples != 0 || n.Instructions != 0 {
 					var names []string
 					for i := len(stack) - 1; i >= 0; i-- {
@@ -175,7 +175,7 @@ func TestGoToolPprof(t *testing.T) {
 }
 
 // stackOf names a sample's stack, leaf first, by function and file.
-func stackOf(s *profile.Sample) string {
+func stackOf(s *pprofile.Sample) string {
 	var names []string
 	for _, l := range s.Location {
 		f := l.Line[0].Function
@@ -184,9 +184,9 @@ func stackOf(s *profile.Sample) string {
 	return strings.Join(names, " ")
 }
 
-func sumSamples(p *overlap.Profile) int64 {
+func sumSamples(p *profile.Profile) int64 {
 	var n int64
-	p.Walk(func(_ []overlap.Func, c *overlap.Node) { n += c.Samples })
+	p.Walk(func(_ []profile.Func, c *profile.Node) { n += c.Samples })
 	return n
 }
 
@@ -194,10 +194,10 @@ func sumSamples(p *overlap.Profile) int64 {
 // label, as the agent's live profiles carry them.
 func TestPprofComments(t *testing.T) {
 	labelled := demoProfile()
-	labelled.Meta.Labels = []overlap.Label{{Key: "env", Value: "prod"}, {Key: "version", Value: "v1.2.3"}}
+	labelled.Meta.Labels = []profile.Label{{Key: "env", Value: "prod"}, {Key: "version", Value: "v1.2.3"}}
 	for _, tc := range []struct {
 		name string
-		p    *overlap.Profile
+		p    *profile.Profile
 		want string
 	}{
 		{"no labels", demoProfile(), "kprof profile of demo, kprof v0.1.0, go1.26.8, linux/amd64|mode exact, granularity 0, jitter 0, seed 0, instruction metric 1|1000 instructions in total, 1000 in calling contexts, 0 samples|57 calls counted"},

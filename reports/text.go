@@ -12,6 +12,8 @@ import (
 	"unicode"
 
 	"github.com/kprof/kprof/overlap"
+
+	"github.com/kprof/kprof/profile"
 )
 
 // TopOptions configures [Top].
@@ -26,7 +28,7 @@ type TopOptions struct {
 // the function. Functions are listed by flat instructions, largest first,
 // ties by name; at most opts.NodeCount of them, with a line saying how many
 // were left out.
-func Top(w io.Writer, p *overlap.Profile, opts TopOptions) error {
+func Top(w io.Writer, p *profile.Profile, opts TopOptions) error {
 	p, err := prepare(p)
 	if err != nil {
 		return fmt.Errorf("top: %w", err)
@@ -35,11 +37,11 @@ func Top(w io.Writer, p *overlap.Profile, opts TopOptions) error {
 	sum := p.SumInstructions()
 	writeHeader(ew, p, sum)
 
-	samples := map[overlap.Func]int64{}
-	p.Walk(func(_ []overlap.Func, n *overlap.Node) { samples[n.Func] += n.Samples })
+	samples := map[profile.Func]int64{}
+	p.Walk(func(_ []profile.Func, n *profile.Node) { samples[n.Func] += n.Samples })
 	names := newNamer(p)
 	type row struct {
-		stat overlap.FuncStat
+		stat profile.FuncStat
 		name string
 	}
 	var rows []row
@@ -96,7 +98,7 @@ const maxIndent = 32
 // (when the profile counts them) calls. A node's callees follow it, largest
 // cumulative instructions first, ties in canonical order. Contexts below
 // opts.Cutoff are hidden, and a last line says how many.
-func Tree(w io.Writer, p *overlap.Profile, opts TreeOptions) error {
+func Tree(w io.Writer, p *profile.Profile, opts TreeOptions) error {
 	if math.IsNaN(opts.Cutoff) || opts.Cutoff < 0 || opts.Cutoff > 100 {
 		return fmt.Errorf("tree: cut-off %v%% is not a percentage between 0 and 100", opts.Cutoff)
 	}
@@ -113,7 +115,7 @@ func Tree(w io.Writer, p *overlap.Profile, opts TreeOptions) error {
 		return ew.Err
 	}
 	names := newNamer(p)
-	calls := p.Meta.Mode == overlap.ModeExact
+	calls := p.Meta.Mode == profile.ModeExact
 	for _, n := range t.node {
 		calls = calls || n.Calls != 0
 	}
@@ -176,7 +178,7 @@ func byCum(t *cct, kids []int) []int {
 // writeHeader writes the profile's description: program, agent mode,
 // granularity and totals, and how the contexts' instructions relate to the
 // total when they differ.
-func writeHeader(w *ErrWriter, p *overlap.Profile, sum int64) {
+func writeHeader(w *ErrWriter, p *profile.Profile, sum int64) {
 	m := &p.Meta
 	program := m.Program
 	if program == "" {
@@ -212,7 +214,7 @@ func writeHeader(w *ErrWriter, p *overlap.Profile, sum int64) {
 	}
 	if sum != p.TotalInstructions {
 		estimated := ""
-		if m.Mode == overlap.ModeSample {
+		if m.Mode == profile.ModeSample {
 			estimated = " an estimated"
 		}
 		w.Printf("calling contexts hold%s %d %s (%s of the total, δb %s); percentages are of their sum\n",
@@ -232,7 +234,7 @@ func quoteIfNeeded(s string) string {
 
 // unitName names what m's counts count: "instructions", or "ps" of a
 // weighted metric (package cost).
-func unitName(m *overlap.Meta) string {
+func unitName(m *profile.Meta) string {
 	if m.Metric != "" {
 		return "ps"
 	}
@@ -241,7 +243,7 @@ func unitName(m *overlap.Meta) string {
 
 // columnUnit is what the columns of counts add to their names: nothing
 // for instructions, "(ps)" for a weighted metric.
-func columnUnit(m *overlap.Meta) string {
+func columnUnit(m *profile.Meta) string {
 	if m.Metric != "" {
 		return "(ps)"
 	}

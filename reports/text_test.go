@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
-	"github.com/kprof/kprof/overlap/overlaptest"
+	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/profile/profiletest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -37,8 +37,8 @@ func golden(t *testing.T, name string, got []byte) {
 
 // demoProfile is a small exact profile: main.main calls work (which
 // recurses once and calls leaf) and fmt.Println; runtime.main runs an init.
-func demoProfile() *overlap.Profile {
-	return overlaptest.Profile(overlap.ModeExact,
+func demoProfile() *profile.Profile {
+	return profiletest.Profile(profile.ModeExact,
 		"main.main 100 0 1",
 		"main.main;main.work 500 0 3",
 		"main.main;main.work;main.leaf 250 0 40",
@@ -51,14 +51,14 @@ func demoProfile() *overlap.Profile {
 
 // sampledProfile is a sampled profile whose contexts' estimate differs from
 // the exact total, with two functions of the same name in different files.
-func sampledProfile() *overlap.Profile {
-	p := overlaptest.Profile(overlap.ModeSample,
+func sampledProfile() *profile.Profile {
+	p := profiletest.Profile(profile.ModeSample,
 		"main.main 200 2",
 		"main.main;main.work 700 7",
 		"main.main;main.work;main.work 100 1",
 	)
-	p.Root.Child(overlaptest.Func("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Instructions = 300
-	p.Root.Child(overlaptest.Func("main.main")).Child(overlap.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Samples = 3
+	p.Root.Child(profiletest.Func("main.main")).Child(profile.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Instructions = 300
+	p.Root.Child(profiletest.Func("main.main")).Child(profile.Func{Name: "main.work", File: "/src/other/work.go", Line: 7}).Samples = 3
 	p.TotalInstructions = 1290
 	p.TotalSamples = 13
 	return p
@@ -66,9 +66,9 @@ func sampledProfile() *overlap.Profile {
 
 // labelledProfile is demoProfile with labels, one of them empty and one
 // with a space.
-func labelledProfile() *overlap.Profile {
+func labelledProfile() *profile.Profile {
 	p := demoProfile()
-	p.Meta.Labels = []overlap.Label{{Key: "env", Value: "prod"}, {Key: "note", Value: "two words"}, {Key: "region", Value: ""}, {Key: "version", Value: "v1.2.3"}}
+	p.Meta.Labels = []profile.Label{{Key: "env", Value: "prod"}, {Key: "note", Value: "two words"}, {Key: "region", Value: ""}, {Key: "version", Value: "v1.2.3"}}
 	return p
 }
 
@@ -80,7 +80,7 @@ func TestTopTree(t *testing.T) {
 		{"top", func(b *bytes.Buffer) error { return Top(b, demoProfile(), TopOptions{}) }},
 		{"top_nodecount", func(b *bytes.Buffer) error { return Top(b, demoProfile(), TopOptions{NodeCount: 2}) }},
 		{"top_sampled", func(b *bytes.Buffer) error { return Top(b, sampledProfile(), TopOptions{}) }},
-		{"top_empty", func(b *bytes.Buffer) error { return Top(b, overlaptest.Profile(overlap.ModeExact), TopOptions{}) }},
+		{"top_empty", func(b *bytes.Buffer) error { return Top(b, profiletest.Profile(profile.ModeExact), TopOptions{}) }},
 		{"top_labels", func(b *bytes.Buffer) error { return Top(b, labelledProfile(), TopOptions{NodeCount: 1}) }},
 		{"tree", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{}) }},
 		{"tree_cutoff", func(b *bytes.Buffer) error { return Tree(b, demoProfile(), TreeOptions{Cutoff: 10}) }},
@@ -100,7 +100,7 @@ func TestTopTree(t *testing.T) {
 // TestTopOrder checks the properties the golden files show by example:
 // flat descending, ties by name, the flat column sums to 100%.
 func TestTopOrder(t *testing.T) {
-	p := overlaptest.Profile(overlap.ModeExact, "m 10", "m;b 30", "m;a 30", "m;c 30")
+	p := profiletest.Profile(profile.ModeExact, "m 10", "m;b 30", "m;a 30", "m;c 30")
 	var b bytes.Buffer
 	if err := Top(&b, p, TopOptions{}); err != nil {
 		t.Fatal(err)
@@ -122,11 +122,11 @@ func TestTopOrder(t *testing.T) {
 func TestTreeDeep(t *testing.T) {
 	// A recursion deeper than any goroutine stack would allow a recursive
 	// renderer: the renderings loop instead.
-	p := overlaptest.Profile(overlap.ModeExact)
+	p := profiletest.Profile(profile.ModeExact)
 	n := p.Root
 	const depth = 200000
 	for i := range depth {
-		n = n.Child(overlaptest.Func("main.rec"))
+		n = n.Child(profiletest.Func("main.rec"))
 		n.Instructions = 1
 		if i == depth-1 {
 			n.Instructions = 5
@@ -148,11 +148,11 @@ func TestTreeDeep(t *testing.T) {
 }
 
 func TestInvalid(t *testing.T) {
-	negative := overlaptest.Profile(overlap.ModeExact, "a 1")
+	negative := profiletest.Profile(profile.ModeExact, "a 1")
 	negative.Root.Children[0].Instructions = -1
 	for _, tt := range []struct {
 		name string
-		p    *overlap.Profile
+		p    *profile.Profile
 	}{
 		{"nil", nil},
 		{"negative", negative},
@@ -184,10 +184,10 @@ func TestInvalid(t *testing.T) {
 // A profile whose children are out of order or duplicated is rendered as
 // its canonical form, and the argument is left alone.
 func TestNotCanonical(t *testing.T) {
-	p := &overlap.Profile{Meta: overlap.Meta{Mode: overlap.ModeExact}, Root: &overlap.Node{Children: []*overlap.Node{
-		{Func: overlaptest.Func("b"), Instructions: 2},
-		{Func: overlaptest.Func("a"), Instructions: 1},
-		{Func: overlaptest.Func("b"), Instructions: 3},
+	p := &profile.Profile{Meta: profile.Meta{Mode: profile.ModeExact}, Root: &profile.Node{Children: []*profile.Node{
+		{Func: profiletest.Func("b"), Instructions: 2},
+		{Func: profiletest.Func("a"), Instructions: 1},
+		{Func: profiletest.Func("b"), Instructions: 3},
 	}}, TotalInstructions: 6}
 	var got, want bytes.Buffer
 	if err := Top(&got, p, TopOptions{}); err != nil {
@@ -196,7 +196,7 @@ func TestNotCanonical(t *testing.T) {
 	if len(p.Root.Children) != 3 {
 		t.Error("Top modified its argument")
 	}
-	if err := Top(&want, overlaptest.Profile(overlap.ModeExact, "a 1", "b 5"), TopOptions{}); err != nil {
+	if err := Top(&want, profiletest.Profile(profile.ModeExact, "a 1", "b 5"), TopOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// The headers differ (buildProfile's Meta); the rows must not.
@@ -229,7 +229,7 @@ func TestWriteError(t *testing.T) {
 // encoding/json workload taken by a kprof-built binary (see
 // testdata/screenshot.sh), in every form.
 func TestRealProfile(t *testing.T) {
-	p, err := overlap.ParseFile(filepath.Join("testdata", "json.kprof"))
+	p, err := profile.ParseFile(filepath.Join("testdata", "json.kprof"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // prepare checks that p is a valid profile and returns it in canonical form:
 // p itself when it already is canonical, else a canonical copy. The
 // renderings rely on canonical order for their determinism.
-func prepare(p *overlap.Profile) (*overlap.Profile, error) {
+func prepare(p *profile.Profile) (*profile.Profile, error) {
 	if p == nil {
 		return nil, errors.New("nil profile")
 	}
@@ -26,12 +26,12 @@ func prepare(p *overlap.Profile) (*overlap.Profile, error) {
 }
 
 // isCanonical reports whether every node's children are non-nil and in
-// strictly increasing canonical order (see package overlap).
-func isCanonical(p *overlap.Profile) bool {
+// strictly increasing canonical order (see package profile).
+func isCanonical(p *profile.Profile) bool {
 	if p.Root == nil {
 		return false
 	}
-	stack := []*overlap.Node{p.Root}
+	stack := []*profile.Node{p.Root}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -45,8 +45,8 @@ func isCanonical(p *overlap.Profile) bool {
 	return true
 }
 
-// compareFuncs is the canonical order of package overlap: Name, File, Line.
-func compareFuncs(a, b overlap.Func) int {
+// compareFuncs is the canonical order of package profile: Name, File, Line.
+func compareFuncs(a, b profile.Func) int {
 	if c := cmp.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
@@ -61,7 +61,7 @@ func compareFuncs(a, b overlap.Func) int {
 // with loops, never recursion, so a CCT as deep as the profiled program's
 // recursion is safe.
 type cct struct {
-	node     []*overlap.Node
+	node     []*profile.Node
 	parent   []int   // -1 for the root
 	depth    []int   // 0 for the root
 	cum      []int64 // Instructions of the node's subtree
@@ -69,10 +69,10 @@ type cct struct {
 }
 
 // flatten lays out the tree of a canonical profile.
-func flatten(p *overlap.Profile) *cct {
+func flatten(p *profile.Profile) *cct {
 	t := &cct{}
 	type frame struct {
-		n     *overlap.Node
+		n     *profile.Node
 		index int // of the node's parent in t
 	}
 	stack := []frame{{p.Root, -1}}
@@ -119,7 +119,7 @@ func (t *cct) size(i int) int {
 // another function of the profile has the same Name, its Name and file:line.
 type namer map[string]int // Name → number of distinct Funcs with it
 
-func newNamer(p *overlap.Profile) namer {
+func newNamer(p *profile.Profile) namer {
 	n := namer{}
 	for _, s := range p.Flat() {
 		n[s.Func.Name]++
@@ -127,7 +127,7 @@ func newNamer(p *overlap.Profile) namer {
 	return n
 }
 
-func (n namer) name(f overlap.Func) string {
+func (n namer) name(f profile.Func) string {
 	if n[f.Name] > 1 {
 		return fmt.Sprintf("%s (%s)", f.Name, location(f))
 	}
@@ -135,7 +135,7 @@ func (n namer) name(f overlap.Func) string {
 }
 
 // location returns "file:line" of f's declaration, or what is known of it.
-func location(f overlap.Func) string {
+func location(f profile.Func) string {
 	switch {
 	case f.File == "" && f.Line == 0:
 		return "unknown location"

@@ -44,7 +44,7 @@ import (
 
 	"github.com/kprof/kprof/agent"
 	"github.com/kprof/kprof/counter"
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 func init() {
@@ -169,10 +169,10 @@ func init() {
 
 // labels are the program's labels (liveSettings), in every profile it
 // writes.
-var labels []overlap.Label
+var labels []profile.Label
 
-func meta() overlap.Meta {
-	return overlap.Meta{
+func meta() profile.Meta {
+	return profile.Meta{
 		GoVersion: runtime.Version(),
 		GOOS:      runtime.GOOS,
 		GOARCH:    runtime.GOARCH,
@@ -201,10 +201,10 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 	// The defaults are in instructions; a weighted metric (kprof build
 	// -metric cost) scales them by what an average instruction weighs.
 	_, _, scale := counter.Metric()
-	set := agent.Settings{Mode: overlap.ModeSample, Granularity: 10000 * scale, Jitter: 100 * scale, Seed: 1, VerifyPaths: getenv("KPROF_VERIFY_PATHS") == "1"}
+	set := agent.Settings{Mode: profile.ModeSample, Granularity: 10000 * scale, Jitter: 100 * scale, Seed: 1, VerifyPaths: getenv("KPROF_VERIFY_PATHS") == "1"}
 	if m := getenv("KPROF_MODE"); m != "" {
 		switch m {
-		case overlap.ModeSample, overlap.ModeExact, "off":
+		case profile.ModeSample, profile.ModeExact, "off":
 			set.Mode = m
 		default:
 			return set, "", fmt.Errorf("KPROF_MODE=%q: want sample, exact or off", m)
@@ -248,7 +248,7 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 // around keys and values trimmed, values may be empty) and returns the
 // address and the program's labels: build's, then KPROF_LABELS', which
 // replace build's of the same key, sorted by key.
-func liveSettings(getenv func(string) string, build []overlap.Label) (addr string, labels []overlap.Label, err error) {
+func liveSettings(getenv func(string) string, build []profile.Label) (addr string, labels []profile.Label, err error) {
 	addr = getenv("KPROF_HTTP")
 	byKey := map[string]string{}
 	for _, l := range build {
@@ -270,9 +270,9 @@ func liveSettings(getenv func(string) string, build []overlap.Label) (addr strin
 		}
 	}
 	for k, v := range byKey {
-		labels = append(labels, overlap.Label{Key: k, Value: v})
+		labels = append(labels, profile.Label{Key: k, Value: v})
 	}
-	slices.SortFunc(labels, func(a, b overlap.Label) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(labels, func(a, b profile.Label) int { return strings.Compare(a.Key, b.Key) })
 	return addr, labels, nil
 }
 
@@ -281,15 +281,15 @@ func liveSettings(getenv func(string) string, build []overlap.Label) (addr strin
 // GOARCH): the main package's import path (path), its module's version
 // (version: a tag, a pseudo-version from the VCS, or "(devel)") and the
 // VCS revision it was built from (vcs.revision), those that are known.
-func buildLabels() []overlap.Label {
+func buildLabels() []profile.Label {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return nil
 	}
-	var ls []overlap.Label
+	var ls []profile.Label
 	add := func(k, v string) {
 		if v != "" {
-			ls = append(ls, overlap.Label{Key: k, Value: v})
+			ls = append(ls, profile.Label{Key: k, Value: v})
 		}
 	}
 	add("path", bi.Path)

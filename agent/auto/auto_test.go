@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // liveSettings: KPROF_LABELS' labels, trimmed, replace the build's of the
 // same key and come sorted by key; a malformed list is one error.
 func TestLabelSettings(t *testing.T) {
-	build := []overlap.Label{{Key: "path", Value: "example.com/svc"}, {Key: "version", Value: "v1.0.0"}}
+	build := []profile.Label{{Key: "path", Value: "example.com/svc"}, {Key: "version", Value: "v1.0.0"}}
 	for _, tc := range []struct {
 		labels, want, err string
 	}{
@@ -34,7 +34,7 @@ func TestLabelSettings(t *testing.T) {
 		if err != nil || addr != "127.0.0.1:1" || fmt.Sprint(got) != tc.want {
 			t.Errorf("%q: %q %v %v, want %s", tc.labels, addr, got, err, tc.want)
 		}
-		p := overlap.Profile{Meta: overlap.Meta{Labels: got}, Root: &overlap.Node{}}
+		p := profile.Profile{Meta: profile.Meta{Labels: got}, Root: &profile.Node{}}
 		if err := p.CheckValid(); err != nil {
 			t.Errorf("%q: %v", tc.labels, err)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kprof/kprof/agent"
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // intervalSetting reads KPROF_INTERVAL: a Go duration of at least a
@@ -35,7 +35,7 @@ type periodic struct {
 	a    *agent.CCT
 	stem string
 	mu   sync.Mutex
-	prev *overlap.Profile
+	prev *profile.Profile
 	n    int
 	done bool // stop: no more files but the last
 	// final: the last file is written.
@@ -45,7 +45,7 @@ type periodic struct {
 }
 
 func newPeriodic(a *agent.CCT, out string) *periodic {
-	return &periodic{a: a, stem: strings.TrimSuffix(out, ".kprof"), prev: &overlap.Profile{Root: &overlap.Node{}}}
+	return &periodic{a: a, stem: strings.TrimSuffix(out, ".kprof"), prev: &profile.Profile{Root: &profile.Node{}}}
 }
 
 // startPeriodic starts writing one delta profile per interval.
@@ -69,7 +69,7 @@ func startPeriodic(a *agent.CCT, out string, every time.Duration) *periodic {
 
 // write writes the delta of cur since the previous profile. The caller
 // holds p.mu.
-func (p *periodic) write(cur *overlap.Profile) {
+func (p *periodic) write(cur *profile.Profile) {
 	p.n++
 	path := fmt.Sprintf("%s.%d.kprof", p.stem, p.n)
 	if err := agent.Delta(p.prev, cur).WriteFile(path); err != nil {
@@ -89,7 +89,7 @@ func (p *periodic) stop() {
 }
 
 // last writes the delta of the run's profile, read after stop, once.
-func (p *periodic) last(final *overlap.Profile) {
+func (p *periodic) last(final *profile.Profile) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.final {

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
 	"github.com/kprof/kprof/agent"
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // get returns the status, content type and body of a request.
@@ -37,7 +37,7 @@ func get(t *testing.T, method, url string) (int, string, []byte) {
 
 // The handler, mounted on a mux at /debug/kprof/ or elsewhere under
 // http.StripPrefix, serves the agent's answers; without an agent it
-// says why there is no profile.
+// says why there is no pprofile.
 func TestHandler(t *testing.T) {
 	if raceEnabled {
 		// Outside kprof builds the counter has one state for all
@@ -58,12 +58,12 @@ func TestHandler(t *testing.T) {
 		t.Errorf("without an agent: %d %q, want 503 %q", code, body, want)
 	}
 
-	a := agent.NewCCT(agent.Settings{Mode: overlap.ModeExact})
+	a := agent.NewCCT(agent.Settings{Mode: profile.ModeExact})
 	a.Register()
 	fa, fb := &agent.Func{Name: "main.a", File: "a.go", Line: 3}, &agent.Func{Name: "main.b", File: "a.go", Line: 9}
 	a.Sample([]*agent.Func{fa, fb}, 0, 20)
-	meta := overlap.Meta{Program: "svc", GoVersion: "go1.x", GOOS: "linux", GOARCH: "amd64", Labels: []overlap.Label{{Key: "env", Value: "test"}}}
-	agent.SetLive(agent.NewLive(a, func() overlap.Meta { return meta }))
+	meta := profile.Meta{Program: "svc", GoVersion: "go1.x", GOOS: "linux", GOARCH: "amd64", Labels: []profile.Label{{Key: "env", Value: "test"}}}
+	agent.SetLive(agent.NewLive(a, func() profile.Meta { return meta }))
 	defer agent.SetLive(nil)
 
 	for _, tc := range []struct {
@@ -76,16 +76,16 @@ func TestHandler(t *testing.T) {
 			return bytes.Contains(b, []byte(`<a href="snapshot?format=kprof">`)) && bytes.Contains(b, []byte("labels: env=test"))
 		}},
 		{"GET", "/debug/kprof/snapshot?format=kprof", 200, "application/octet-stream", func(b []byte) bool {
-			p, err := overlap.Parse(bytes.NewReader(b))
+			p, err := profile.Parse(bytes.NewReader(b))
 			return err == nil && p.TotalInstructions == 20 && len(p.Meta.Labels) == 1
 		}},
 		{"GET", "/debug/kprof/snapshot", 200, "application/octet-stream", func(b []byte) bool {
-			p, err := profile.Parse(bytes.NewReader(b))
+			p, err := pprofile.Parse(bytes.NewReader(b))
 			return err == nil && p.CheckValid() == nil && len(p.Sample) == 1 && p.Sample[0].Value[1] == 20 &&
 				p.Sample[0].Location[0].Line[0].Function.Name == "main.b" && strings.Contains(strings.Join(p.Comments, "\n"), "env=test")
 		}},
 		{"GET", "/admin/kprof/snapshot?format=kprof", 200, "application/octet-stream", func(b []byte) bool {
-			p, err := overlap.Parse(bytes.NewReader(b))
+			p, err := profile.Parse(bytes.NewReader(b))
 			return err == nil && p.TotalInstructions == 20
 		}},
 		{"GET", "/admin/kprof/", 200, "text/html; charset=utf-8", func(b []byte) bool { return bytes.Contains(b, []byte(`<a href="profile?seconds=30">`)) }},
@@ -120,7 +120,7 @@ func TestHandler(t *testing.T) {
 		<-done
 	}()
 	code, _, body = get(t, "GET", srv.URL+"/debug/kprof/profile?seconds=1")
-	p, err := profile.Parse(bytes.NewReader(body))
+	p, err := pprofile.Parse(bytes.NewReader(body))
 	if code != 200 || err != nil || p.CheckValid() != nil || len(p.Sample) != 1 || p.Sample[0].Value[1] != 7 || p.DurationNanos < 1e9 {
 		t.Errorf("profile?seconds=1: %d %v %v", code, err, p)
 	}
@@ -134,7 +134,7 @@ func TestDeps(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	got := strings.Fields(string(out))
-	want := []string{"github.com/kprof/kprof/counter", "github.com/kprof/kprof/overlap", "github.com/kprof/kprof/agent", "github.com/kprof/kprof/agent/kprofhttp"}
+	want := []string{"github.com/kprof/kprof/counter", "github.com/kprof/kprof/profile", "github.com/kprof/kprof/agent", "github.com/kprof/kprof/agent/kprofhttp"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("non-standard dependencies %v, want %v", got, want)
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/kprof/kprof/cost"
 	"github.com/kprof/kprof/cost/calibrate"
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // groups partition cost.Classes: the weights fitted on workloads.
@@ -79,11 +80,11 @@ type fitData struct {
 	samples, dropped int64
 	pprof            map[string]float64            // function → ns per run (merged pprof)
 	counts           map[string]map[string]float64 // group → function → instructions of the group
-	funcs            map[string]overlap.Func
+	funcs            map[string]profile.Func
 	cpuNS            float64
 	total            float64 // ns per run of all kept pprof samples
-	instr            *overlap.Profile
-	merged           *overlap.Profile
+	instr            *profile.Profile
+	merged           *profile.Profile
 }
 
 func fit(ctx context.Context, cfg *config, root, kprof string, filter *pprofconv.Filter) error {
@@ -165,7 +166,7 @@ func groupNames() []string {
 }
 
 func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *pprofconv.Filter, tables map[string]string, name string) (*fitData, error) {
-	d := &fitData{name: name, counts: map[string]map[string]float64{}, funcs: map[string]overlap.Func{}}
+	d := &fitData{name: name, counts: map[string]map[string]float64{}, funcs: map[string]profile.Func{}}
 	args, err := sizeArgs(root, cfg, name)
 	if err != nil {
 		return nil, err
@@ -194,7 +195,7 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 		d.pprof[k] = v
 		d.total += v
 	}
-	exact := func(label string, flags ...string) (map[string]float64, *overlap.Profile, error) {
+	exact := func(label string, flags ...string) (map[string]float64, *profile.Profile, error) {
 		bin := filepath.Join(cfg.work, name+"."+label)
 		if err := do(ctx, root, kprof, append(append([]string{"build", "-o", bin}, flags...), pkg)...); err != nil {
 			return nil, nil, err
@@ -207,7 +208,7 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 		if out != want {
 			return nil, nil, fmt.Errorf("%s printed %q, want %q", label, out, want)
 		}
-		p, err := overlap.ParseFile(path)
+		p, err := profile.ParseFile(path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -243,7 +244,7 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 
 // key identifies a function as overlap's measures do: by name (a pprof
 // profile names files by absolute path, kprof by package).
-func key(f overlap.Func) string { return f.Name }
+func key(f profile.Func) string { return f.Name }
 
 // priorWeight is the pull of each group's row towards the prior table
 // (relative error), against the workloads' rows.
@@ -301,8 +302,8 @@ func fitGroups(data []*fitData, prior *cost.Table) ([]float64, error) {
 
 // synthesize returns d's flat cost profile (ps) under group weights w (ns
 // per instruction) and its total.
-func synthesize(d *fitData, w []float64) (*overlap.Profile, float64) {
-	p := &overlap.Profile{Meta: overlap.Meta{Mode: overlap.ModeExact, Program: d.name, Metric: cost.Metric}, Root: &overlap.Node{}}
+func synthesize(d *fitData, w []float64) (*profile.Profile, float64) {
+	p := &profile.Profile{Meta: profile.Meta{Mode: profile.ModeExact, Program: d.name, Metric: cost.Metric}, Root: &profile.Node{}}
 	var total float64
 	keys := make([]string, 0, len(d.funcs))
 	for k := range d.funcs {

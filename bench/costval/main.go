@@ -36,6 +36,7 @@ import (
 
 	"github.com/kprof/kprof/bench/internal/pprofconv"
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // defaultWorkloads are the deterministic, single-process workloads (churn
@@ -170,7 +171,7 @@ func workload(ctx context.Context, cfg *config, root, kprof string, costFlags []
 		return r, err
 	}
 	r.cpuNS, r.pprofSamples, r.dropped = cpu, st.Samples, st.Dropped
-	profs := map[string]*overlap.Profile{}
+	profs := map[string]*profile.Profile{}
 	for _, b := range []string{instr, costb} {
 		path := b + ".kprof"
 		out, _, err := runBin(ctx, b, []string{"KPROF_MODE=exact", "KPROF_OUT=" + path}, args...)
@@ -180,7 +181,7 @@ func workload(ctx context.Context, cfg *config, root, kprof string, costFlags []
 		if out != want {
 			return r, fmt.Errorf("%s printed %q, want %q", filepath.Base(b), out, want)
 		}
-		if profs[b], err = overlap.ParseFile(path); err != nil {
+		if profs[b], err = profile.ParseFile(path); err != nil {
 			return r, err
 		}
 	}
@@ -218,8 +219,8 @@ func sizeArgs(root string, cfg *config, name string) ([]string, error) {
 // checks that each run prints want, and returns the merge of the profiles
 // (as kprof profiles), the median CPU time of the runs and the pprof
 // samples read and dropped in all.
-func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *pprofconv.Filter, name string, args []string) (*overlap.Profile, float64, pprofconv.Stats, error) {
-	var pprofs []*overlap.Profile
+func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *pprofconv.Filter, name string, args []string) (*profile.Profile, float64, pprofconv.Stats, error) {
+	var pprofs []*profile.Profile
 	var cpus []float64
 	var all pprofconv.Stats
 	for i := 1; i <= cfg.runs; i++ {
@@ -240,7 +241,7 @@ func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *p
 		all.Dropped += st.Dropped
 		pprofs = append(pprofs, p)
 	}
-	merged, err := overlap.Merge(pprofs...)
+	merged, err := profile.Merge(pprofs...)
 	if err != nil {
 		return nil, 0, all, err
 	}
@@ -248,7 +249,7 @@ func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *p
 	return merged, cpus[len(cpus)/2], all, nil
 }
 
-func readPprof(path string, filter *pprofconv.Filter, name string) (*overlap.Profile, pprofconv.Stats, error) {
+func readPprof(path string, filter *pprofconv.Filter, name string) (*profile.Profile, pprofconv.Stats, error) {
 	p, err := pprofconv.ReadFile(path)
 	if err != nil {
 		return nil, pprofconv.Stats{}, err

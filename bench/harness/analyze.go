@@ -10,6 +10,7 @@ import (
 
 	"github.com/kprof/kprof/bench/internal/pprofconv"
 	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // Results is everything a report is made from; raw.json holds it.
@@ -125,7 +126,7 @@ func (h *harness) analyze(name string, grans []int64) (*Workload, error) {
 			w.ExactRepeat = overlap.Contexts(exact, exacts[1])
 		}
 		_ = exactPaths
-		compare := func(p *overlap.Profile, g int64) Accuracy {
+		compare := func(p *profile.Profile, g int64) Accuracy {
 			a := Accuracy{
 				Granularity: g,
 				Samples:     p.TotalSamples,
@@ -171,12 +172,12 @@ func (h *harness) analyze(name string, grans []int64) (*Workload, error) {
 
 // profiles reads the profiles of kind from runs 1..n that were written,
 // with their paths.
-func (h *harness) profiles(name, kind string, n int) ([]*overlap.Profile, []string) {
-	var ps []*overlap.Profile
+func (h *harness) profiles(name, kind string, n int) ([]*profile.Profile, []string) {
+	var ps []*profile.Profile
 	var paths []string
 	for r := 1; r <= n; r++ {
 		path := h.profPath(name, kind, r)
-		p, err := overlap.ParseFile(path)
+		p, err := profile.ParseFile(path)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				h.failures = append(h.failures, fmt.Sprintf("%s: %v", path, err))
@@ -195,7 +196,7 @@ func equalFiles(a, b string) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
-func (h *harness) readPprof(name string, hz int, path string) (*overlap.Profile, pprofconv.Stats, error) {
+func (h *harness) readPprof(name string, hz int, path string) (*profile.Profile, pprofconv.Stats, error) {
 	p, err := pprofconv.ReadFile(path)
 	if err != nil {
 		return nil, pprofconv.Stats{}, err
@@ -210,7 +211,7 @@ func (h *harness) readPprof(name string, hz int, path string) (*overlap.Profile,
 
 func (h *harness) analyzePprof(name string, hz int) (PprofResult, error) {
 	res := PprofResult{Hz: hz}
-	var all []*overlap.Profile // runs 1..PprofRuns; the first Runs are the timed ones
+	var all []*profile.Profile // runs 1..PprofRuns; the first Runs are the timed ones
 	var timed int
 	for r := 1; r <= h.cfg.PprofRuns; r++ {
 		p, st, err := h.readPprof(name, hz, h.profPath(name, cfgPprof(hz), r))
@@ -234,7 +235,7 @@ func (h *harness) analyzePprof(name string, hz int) (PprofResult, error) {
 	res.Samples /= float64(timed)
 	res.Dropped /= float64(timed)
 	res.Contexts /= float64(timed)
-	merged, err := overlap.Merge(all...)
+	merged, err := profile.Merge(all...)
 	if err != nil {
 		return res, err
 	}
@@ -250,7 +251,7 @@ func (h *harness) analyzePprof(name string, hz int) (PprofResult, error) {
 	// is not compared with itself.
 	var vs []float64
 	for i := 0; i < timed; i++ {
-		others, err := overlap.Merge(slices.Concat(all[:i], all[i+1:])...)
+		others, err := profile.Merge(slices.Concat(all[:i], all[i+1:])...)
 		if err != nil {
 			return res, err
 		}

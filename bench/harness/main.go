@@ -15,7 +15,7 @@
 //     ([overlap.Contexts]) of each sampled profile with the workload's
 //     exact-mode profile (paper Fig. 10), also on flat functions;
 //   - δb (Table I): the instructions the sampled profile attributes to its
-//     contexts (the paper's b_approx, [overlap.Profile.SumInstructions])
+//     contexts (the paper's b_approx, [profile.Profile.SumInstructions])
 //     against the exact total; and δb of the totals the agent counts;
 //   - the relative profile size (Fig. 11): calling contexts ([overlap.Size])
 //     as a percentage of the exact profile's;

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // benchResults runs kprof test -bench in dir and returns its output and
@@ -155,7 +155,7 @@ func TestBenchGate(t *testing.T) {
 		out, got := benchResults(t, kprofBin, dir, "--profile", filepath.Join(tmp, name+".profiles"))
 		// A b.Loop benchmark's profile holds exactly its loop: 100
 		// iterations (the default -benchtime) of instructions/op.
-		p, err := overlap.ParseFile(filepath.Join(tmp, name+".profiles", "BenchmarkLoop.kprof"))
+		p, err := profile.ParseFile(filepath.Join(tmp, name+".profiles", "BenchmarkLoop.kprof"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 	"github.com/kprof/kprof/reports"
 )
 
@@ -61,7 +61,7 @@ func runCompare(c *cli.Context) error {
 	}
 
 	large := isLarge(files)
-	var ps [2]*overlap.Profile
+	var ps [2]*profile.Profile
 	for i, f := range files {
 		err := step(large, "kprof: reading "+f, func() error {
 			var err error

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/cost"
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // TestCostAgainstOracle builds every testdata program with -metric cost
@@ -89,8 +89,8 @@ func TestCostGranularity(t *testing.T) {
 	}
 	for _, args := range [][]string{{"compare", a, b}, {"report", a, b}} {
 		out, err := runCmd("", nil, kprofBin, args...)
-		if err == nil || !strings.Contains(out, overlap.ErrMetric.Error()) || strings.Count(strings.TrimSpace(out), "\n") != 0 {
-			t.Errorf("kprof %s of an instruction and a cost profile: %v, want one line saying %q:\n%s", args[0], err, overlap.ErrMetric, out)
+		if err == nil || !strings.Contains(out, profile.ErrMetric.Error()) || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+			t.Errorf("kprof %s of an instruction and a cost profile: %v, want one line saying %q:\n%s", args[0], err, profile.ErrMetric, out)
 		}
 	}
 }

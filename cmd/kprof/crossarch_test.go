@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
+
+	"github.com/kprof/kprof/profile"
 )
 
 // crossArch are the programs TestCrossArchitecture builds for amd64, 386
@@ -70,12 +72,12 @@ func TestCrossArchitecture(t *testing.T) {
 			dir, _ := filepath.Abs(filepath.Join("..", "..", tc.dir))
 			// Exact mode, and sample mode at g = 1000 (whose samples
 			// fall at the same instructions when the counts agree).
-			profiles := func(goarch string, runner ...string) [2]*overlap.Profile {
+			profiles := func(goarch string, runner ...string) [2]*profile.Profile {
 				bin := filepath.Join(t.TempDir(), "prog-"+goarch)
 				if out, err := runCmd(dir, []string{"GOARCH=" + goarch}, kprofBin, "build", "-tags", "purego", "-o", bin, "."); err != nil {
 					t.Fatalf("GOARCH=%s kprof build: %v\n%s", goarch, err, out)
 				}
-				var ps [2]*overlap.Profile
+				var ps [2]*profile.Profile
 				for i, mode := range []string{"KPROF_MODE=exact", "KPROF_MODE=sample"} {
 					prof := filepath.Join(t.TempDir(), goarch+".kprof")
 					args := append(runner, bin)
@@ -84,7 +86,7 @@ func TestCrossArchitecture(t *testing.T) {
 					if out, err := cmd.CombinedOutput(); err != nil {
 						t.Fatalf("%s: %v\n%s", goarch, err, out)
 					}
-					p, err := overlap.ParseFile(prof)
+					p, err := profile.ParseFile(prof)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -94,7 +96,7 @@ func TestCrossArchitecture(t *testing.T) {
 			}
 			bases := profiles("amd64")
 			base := bases[0]
-			others := map[string][2]*overlap.Profile{"386": profiles("386")}
+			others := map[string][2]*profile.Profile{"386": profiles("386")}
 			if qemu != "" {
 				others["arm64"] = profiles("arm64", qemu)
 			}
@@ -132,9 +134,9 @@ func TestCrossArchitecture(t *testing.T) {
 
 // differingFuncs lists the functions whose own instructions differ
 // between a and b.
-func differingFuncs(a, b *overlap.Profile) []string {
+func differingFuncs(a, b *profile.Profile) []string {
 	self := map[string][2]int64{}
-	for i, p := range []*overlap.Profile{a, b} {
+	for i, p := range []*profile.Profile{a, b} {
 		for _, f := range p.Flat() {
 			v := self[f.Func.Name]
 			v[i] += f.Self

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
+
+	"github.com/kprof/kprof/profile"
 )
 
 // TestReproducibleProfiles: a deterministic multi-goroutine program gives
@@ -78,13 +80,13 @@ func reproducible(t *testing.T, bin string, procs []string) {
 		if !bytes.Equal(got, first) {
 			t.Errorf("%v: differs with the other core busy", setting)
 		}
-		p, err := overlap.Parse(bytes.NewReader(first))
+		p, err := profile.Parse(bytes.NewReader(first))
 		if err != nil {
 			t.Fatal(err)
 		}
 		totals[strings.Join(setting, " ")] = p.TotalInstructions
 		var sum int64
-		p.Walk(func(_ []overlap.Func, n *overlap.Node) { sum += n.Instructions })
+		p.Walk(func(_ []profile.Func, n *profile.Node) { sum += n.Instructions })
 		// Goroutines that end before their first sample have no context
 		// for their instructions (they are in the total): δb, the error of
 		// the contexts' estimate of the total (paper Table I), stays small.

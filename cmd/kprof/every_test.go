@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // everyRun runs bin with env and KPROF_OUT=dir/e.kprof and returns the
@@ -33,7 +33,7 @@ func everyRun(t *testing.T, bin string, env ...string) (end []byte, files [][]by
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := overlap.Parse(bytes.NewReader(b)); err != nil {
+		if _, err := profile.Parse(bytes.NewReader(b)); err != nil {
 			t.Fatalf("%v: e.%d.kprof: %v", env, n, err)
 		}
 		files = append(files, b)
@@ -44,15 +44,15 @@ func everyRun(t *testing.T, bin string, env ...string) (end []byte, files [][]by
 // mergeBytes returns the encoded merge of the encoded profiles.
 func mergeBytes(t *testing.T, files [][]byte) []byte {
 	t.Helper()
-	var ps []*overlap.Profile
+	var ps []*profile.Profile
 	for _, b := range files {
-		p, err := overlap.Parse(bytes.NewReader(b))
+		p, err := profile.Parse(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ps = append(ps, p)
 	}
-	m, err := overlap.Merge(ps...)
+	m, err := profile.Merge(ps...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func mergeBytes(t *testing.T, files [][]byte) []byte {
 
 // selfOf returns the instructions of the contexts that end in fn.
 func selfOf(t *testing.T, b []byte, fn string) int64 {
-	p, err := overlap.Parse(bytes.NewReader(b))
+	p, err := profile.Parse(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestEvery(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			plain, _ := everyRun(t, bin, "KPROF_MODE="+mode)
 			end, files := everyRun(t, bin, "KPROF_MODE="+mode, fmt.Sprintf("KPROF_EVERY=%d", n), "GOMAXPROCS=1")
-			p, err := overlap.Parse(bytes.NewReader(end))
+			p, err := profile.Parse(bytes.NewReader(end))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +152,7 @@ func TestEvery(t *testing.T) {
 			// In sample mode, each full file holds N instructions, give
 			// or take a sample's.
 			for i, b := range files[:len(files)-1] {
-				q, _ := overlap.Parse(bytes.NewReader(b))
+				q, _ := profile.Parse(bytes.NewReader(b))
 				if d := q.TotalInstructions - n; mode == "sample" && (d <= -10100 || d >= 10100) {
 					t.Errorf("e.%d.kprof: %d instructions, want N=%d give or take a sample", i+1, q.TotalInstructions, n)
 				}

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // TestFigure4 builds the paper's Figure 4 (testdata/progs/fig4, the
@@ -24,7 +24,7 @@ func TestFigure4(t *testing.T) {
 	}
 	got := map[string]counts{}
 	p := runProfile(t, bin, "exact")
-	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
 		c := got[stack[len(stack)-1].Name]
 		got[stack[len(stack)-1].Name] = counts{c.self + n.Instructions, c.calls + n.Calls}
 	})

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // gateSamples copies the hand-written kprof test -bench outputs of the
@@ -146,8 +146,8 @@ func TestGateCLI(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		writeTestProfile(t, oldDir, "BenchmarkFoo.kprof", overlap.ModeExact, "m.BenchmarkFoo;m.work 30000000", "m.BenchmarkFoo;m.parse 20000000")
-		writeTestProfile(t, newDir, "BenchmarkFoo.kprof", overlap.ModeExact, "m.BenchmarkFoo;m.work 3000000", "m.BenchmarkFoo;m.parse 2050000")
+		writeTestProfile(t, oldDir, "BenchmarkFoo.kprof", profile.ModeExact, "m.BenchmarkFoo;m.work 30000000", "m.BenchmarkFoo;m.parse 20000000")
+		writeTestProfile(t, newDir, "BenchmarkFoo.kprof", profile.ModeExact, "m.BenchmarkFoo;m.work 3000000", "m.BenchmarkFoo;m.parse 2050000")
 		r := runKprof(t, bin, dir, "gate", "--old-profiles", "oldprof", "--new-profiles", "newprof", "old.txt", "regress.txt")
 		if r.status != 1 {
 			t.Errorf("exit status %d\n%s%s", r.status, r.stdout, r.stderr)

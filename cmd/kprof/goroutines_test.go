@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // TestManyGoroutines: 10,000 goroutines lose no counts. In exact mode the
@@ -16,7 +16,7 @@ func TestManyGoroutines(t *testing.T) {
 	bin := kprofBuild(t, kprofBin, "../../testdata/many", "-pkgs", "main")
 	par := runProfile(t, bin, "exact")
 	seq := runProfileArgs(t, bin, "exact", []string{"-seq"})
-	cum := func(p *overlap.Profile) int64 {
+	cum := func(p *profile.Profile) int64 {
 		for _, fs := range p.Flat() {
 			if fs.Func.Name == "main.work" {
 				return fs.Cum
@@ -27,9 +27,9 @@ func TestManyGoroutines(t *testing.T) {
 	if cum(par) != cum(seq) || cum(par) <= 0 {
 		t.Errorf("main.work: %d instructions in 10000 goroutines, %d in one", cum(par), cum(seq))
 	}
-	for _, p := range []*overlap.Profile{par, seq} {
+	for _, p := range []*profile.Profile{par, seq} {
 		var sum int64
-		p.Walk(func(_ []overlap.Func, n *overlap.Node) { sum += n.Instructions })
+		p.Walk(func(_ []profile.Func, n *profile.Node) { sum += n.Instructions })
 		if sum != p.TotalInstructions {
 			t.Errorf("total %d, sum over contexts %d: %d instructions lost", p.TotalInstructions, sum, p.TotalInstructions-sum)
 		}

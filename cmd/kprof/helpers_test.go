@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // runCmd runs a command and returns its combined output.
@@ -67,13 +67,13 @@ func kprofBuild(t testing.TB, kprofBin, dir string, flags ...string) string {
 }
 
 // runProfile runs bin with KPROF_MODE=mode and returns its profile.
-func runProfile(t testing.TB, bin, mode string, env ...string) *overlap.Profile {
+func runProfile(t testing.TB, bin, mode string, env ...string) *profile.Profile {
 	t.Helper()
 	return runProfileArgs(t, bin, mode, nil, env...)
 }
 
 // runProfileArgs is runProfile with command-line arguments.
-func runProfileArgs(t testing.TB, bin, mode string, args []string, env ...string) *overlap.Profile {
+func runProfileArgs(t testing.TB, bin, mode string, args []string, env ...string) *profile.Profile {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "p.kprof")
 	// KPROF_VERIFY_PATHS: the agent checks the stack entries the counter
@@ -82,7 +82,7 @@ func runProfileArgs(t testing.TB, bin, mode string, args []string, env ...string
 	if o, err := runCmd("", env, bin, args...); err != nil {
 		t.Fatalf("%s: %v\n%s", bin, err, o)
 	}
-	p, err := overlap.ParseFile(out)
+	p, err := profile.ParseFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

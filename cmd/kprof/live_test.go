@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 	"github.com/kprof/kprof/agent"
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // freeAddr returns a loopback address with a port free at the time.
@@ -148,8 +148,8 @@ func TestLiveHTTP(t *testing.T) {
 	}
 	load(10) // net/http's first-use work out of the way
 
-	snapshot := func() *overlap.Profile {
-		p, err := overlap.Parse(bytes.NewReader(get(t, base+"snapshot?format=kprof")))
+	snapshot := func() *profile.Profile {
+		p, err := profile.Parse(bytes.NewReader(get(t, base+"snapshot?format=kprof")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestLiveHTTP(t *testing.T) {
 	}
 	// window fetches a delta of secs seconds, running n requests in it
 	// (they take well under its length), and returns it parsed.
-	window := func(secs, n int) *profile.Profile {
+	window := func(secs, n int) *pprofile.Profile {
 		var body []byte
 		done := make(chan struct{})
 		go func() {
@@ -177,7 +177,7 @@ func TestLiveHTTP(t *testing.T) {
 			t.Logf("the load took %v of the %ds window", d, secs)
 		}
 		<-done
-		p, err := profile.Parse(bytes.NewReader(body))
+		p, err := pprofile.Parse(bytes.NewReader(body))
 		if err != nil {
 			t.Fatalf("window: %v", err)
 		}
@@ -188,7 +188,7 @@ func TestLiveHTTP(t *testing.T) {
 	}
 	// in returns the instructions a pprof profile counts in fn (flat),
 	// and whether fn is on any sample's stack.
-	in := func(p *profile.Profile, fn string) (flat int64, seen bool) {
+	in := func(p *pprofile.Profile, fn string) (flat int64, seen bool) {
 		for _, s := range p.Sample {
 			for i, l := range s.Location {
 				if l.Line[0].Function.Name == fn {
@@ -293,7 +293,7 @@ func testHandler(t *testing.T, bin string) {
 	app, stop := start("KPROF_MODE=exact", "KPROF_LABELS=env=mounted")
 	defer stop()
 	base := "http://" + app + "/debug/kprof/"
-	q, err := profile.Parse(bytes.NewReader(get(t, base+"snapshot")))
+	q, err := pprofile.Parse(bytes.NewReader(get(t, base+"snapshot")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func testHandler(t *testing.T, bin string) {
 	if c := strings.Join(q.Comments, "\n"); !strings.Contains(c, "\nenv=mounted\n") || !strings.Contains(c, "path=github.com/kprof/kprof/testdata/liveserver") {
 		t.Errorf("snapshot's comments:\n%s", c)
 	}
-	p, err := overlap.Parse(bytes.NewReader(get(t, base+"snapshot?format=kprof")))
+	p, err := profile.Parse(bytes.NewReader(get(t, base+"snapshot?format=kprof")))
 	if err != nil || !strings.HasPrefix(labelString(p.Meta.Labels), "env=mounted path=") {
 		t.Errorf("snapshot?format=kprof: %v, labels %v", err, p)
 	}
@@ -362,7 +362,7 @@ func testHandler(t *testing.T, bin string) {
 }
 
 // labelString returns labels as "k=v k=v".
-func labelString(labels []overlap.Label) string {
+func labelString(labels []profile.Label) string {
 	var s []string
 	for _, l := range labels {
 		s = append(s, l.Key+"="+l.Value)
@@ -404,15 +404,15 @@ func testInterval(t *testing.T, kprofBin, bin string) {
 	}
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
-	end, err := overlap.ParseFile(dir + "/s.kprof")
+	end, err := profile.ParseFile(dir + "/s.kprof")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	var parts []*overlap.Profile
+	var parts []*profile.Profile
 	var files []string
 	for n := 1; ; n++ {
 		file := fmt.Sprintf("s.%d.kprof", n)
-		p, err := overlap.ParseFile(filepath.Join(dir, file))
+		p, err := profile.ParseFile(filepath.Join(dir, file))
 		if os.IsNotExist(err) {
 			break
 		}
@@ -436,13 +436,13 @@ func testInterval(t *testing.T, kprofBin, bin string) {
 		t.Fatalf("%d interval profiles, want at least 3", len(parts))
 	}
 	t.Logf("%d interval profiles", len(parts))
-	sum, err := overlap.Merge(parts...)
+	sum, err := profile.Merge(parts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts := func(p *overlap.Profile) map[string][3]int64 {
+	counts := func(p *profile.Profile) map[string][3]int64 {
 		m := map[string][3]int64{}
-		p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		p.Walk(func(stack []profile.Func, n *profile.Node) {
 			if n.Samples == 0 && n.Instructions == 0 && n.Calls == 0 {
 				return
 			}

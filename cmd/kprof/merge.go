@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 const mergeHelp = `Adds up profiles, context by context, into one profile in kprof's
@@ -71,7 +71,7 @@ func runMerge(c *cli.Context) error {
 // writeProfile writes p to path, atomically: a temporary file in the same
 // directory, renamed over path with force, otherwise linked to path,
 // which fails if path exists (created since it was checked) and keeps it.
-func writeProfile(path string, p *overlap.Profile, force bool) error {
+func writeProfile(path string, p *profile.Profile, force bool) error {
 	if force {
 		return unwrapPathError(p.WriteFile(path))
 	}

@@ -7,21 +7,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // TestMergeCLI runs kprof merge as a user would: the merge is
-// overlap.Merge's with the labels all inputs share; an existing output is
+// profile.Merge's with the labels all inputs share; an existing output is
 // kept unless --force (-f) is given; every error is one line, exit
 // status 2, and leaves no output behind.
 func TestMergeCLI(t *testing.T) {
 	bin := buildKprof(t)
 	dir := t.TempDir()
-	a := writeTestProfile(t, dir, "a.kprof", overlap.ModeExact, "main.main 100", "main.main;main.work 600")
-	b := writeTestProfile(t, dir, "b.kprof", overlap.ModeExact, "main.main 100", "main.main;main.other 300")
-	setLabels(t, a, overlap.Label{Key: "env", Value: "prod"}, overlap.Label{Key: "zone", Value: "1"})
-	setLabels(t, b, overlap.Label{Key: "env", Value: "prod"}, overlap.Label{Key: "zone", Value: "2"})
-	p, err := overlap.ParseFile(b)
+	a := writeTestProfile(t, dir, "a.kprof", profile.ModeExact, "main.main 100", "main.main;main.work 600")
+	b := writeTestProfile(t, dir, "b.kprof", profile.ModeExact, "main.main 100", "main.main;main.other 300")
+	setLabels(t, a, profile.Label{Key: "env", Value: "prod"}, profile.Label{Key: "zone", Value: "1"})
+	setLabels(t, b, profile.Label{Key: "env", Value: "prod"}, profile.Label{Key: "zone", Value: "2"})
+	p, err := profile.ParseFile(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,21 +77,21 @@ func TestMergeCLI(t *testing.T) {
 				}
 				return
 			}
-			var inputs []*overlap.Profile
+			var inputs []*profile.Profile
 			for _, f := range tc.args {
 				if strings.HasSuffix(f, ".kprof") && f != "out.kprof" {
-					p, err := overlap.ParseFile(filepath.Join(dir, f))
+					p, err := profile.ParseFile(filepath.Join(dir, f))
 					if err != nil {
 						t.Fatal(err)
 					}
 					inputs = append(inputs, p)
 				}
 			}
-			want, err := overlap.Merge(inputs...)
+			want, err := profile.Merge(inputs...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := overlap.Parse(bytes.NewReader(got))
+			m, err := profile.Parse(bytes.NewReader(got))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,9 +128,9 @@ func TestMergeCLI(t *testing.T) {
 }
 
 // setLabels rewrites the profile file path with labels.
-func setLabels(t *testing.T, path string, labels ...overlap.Label) {
+func setLabels(t *testing.T, path string, labels ...profile.Label) {
 	t.Helper()
-	p, err := overlap.ParseFile(path)
+	p, err := profile.ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func setLabels(t *testing.T, path string, labels ...overlap.Label) {
 	}
 }
 
-func labelsOf(p *overlap.Profile) string {
+func labelsOf(p *profile.Profile) string {
 	var b strings.Builder
 	b.WriteString("[")
 	for i, l := range p.Meta.Labels {

@@ -23,7 +23,7 @@ import (
 	"golang.org/x/tools/go/ssa/ssautil"
 
 	"github.com/kprof/kprof/cost"
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 	"github.com/kprof/kprof/rewrite"
 )
 
@@ -364,7 +364,7 @@ func oracleSized(t *testing.T, dir string) string {
 // leaves, functions the compiler inlines and functions that push lazily
 // included, every function samples in its own name and context and counts
 // its calls.
-func compareOracle(t *testing.T, prof *overlap.Profile, build string, run *oracleRun) {
+func compareOracle(t *testing.T, prof *profile.Profile, build string, run *oracleRun) {
 	t.Helper()
 	want, per, calls := run.total, run.per, run.calls
 	if prof.TotalInstructions != want {
@@ -372,7 +372,7 @@ func compareOracle(t *testing.T, prof *overlap.Profile, build string, run *oracl
 	}
 	// Each calling context's instructions and calls, exactly.
 	ctxSelf, ctxCalls := map[string]int64{}, map[string]int64{}
-	prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	prof.Walk(func(stack []profile.Func, n *profile.Node) {
 		names := make([]string, len(stack))
 		for i, f := range stack {
 			names[i] = f.Name
@@ -413,7 +413,7 @@ func compareOracle(t *testing.T, prof *overlap.Profile, build string, run *oracl
 	}
 	// Calls (range-over-func bodies apart, which are not calls).
 	gotCalls := map[string]int64{}
-	prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	prof.Walk(func(stack []profile.Func, n *profile.Node) {
 		gotCalls[stack[len(stack)-1].Name] += n.Calls
 	})
 	var allCalls int64
@@ -442,8 +442,8 @@ func TestExactPathsRangeFunc(t *testing.T) {
 	bin := kprofBuild(t, kprofBin, "../../testdata/rangepaths")
 	p := runProfile(t, bin, "exact")
 	var found bool
-	var walk func(n *overlap.Node, path []string)
-	walk = func(n *overlap.Node, path []string) {
+	var walk func(n *profile.Node, path []string)
+	walk = func(n *profile.Node, path []string) {
 		for _, c := range n.Children {
 			q := append(path, c.Func.Name)
 			if c.Func.Name == "main.parse-range1" {
@@ -485,7 +485,7 @@ func TestRangeReturnDeep(t *testing.T) {
 			if err != nil || got != want {
 				t.Fatalf("%v at KPROF_GRAN=%s: %v\n%s\nwant\n%s", flags, gran, err, got, want)
 			}
-			if _, err := overlap.ParseFile(out); err != nil {
+			if _, err := profile.ParseFile(out); err != nil {
 				t.Errorf("%v at KPROF_GRAN=%s: %v", flags, gran, err)
 			}
 		}
@@ -506,8 +506,8 @@ func TestRecoverPops(t *testing.T) {
 		"main.mid":   {"(root)", "main.main", "main.safe"},
 	}
 	seen := map[string]int64{}
-	var walk func(n *overlap.Node, path []string)
-	walk = func(n *overlap.Node, path []string) {
+	var walk func(n *profile.Node, path []string)
+	walk = func(n *profile.Node, path []string) {
 		for _, c := range n.Children {
 			if w, ok := want[c.Func.Name]; ok {
 				seen[c.Func.Name] += c.Calls

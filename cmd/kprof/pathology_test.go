@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // Memory and time stay bounded with many goroutines and deep recursion
@@ -51,7 +51,7 @@ func runChild(t testing.TB, bin string, args []string, env ...string) child {
 
 // profileOf runs bin with args in mode and returns its profile; verify
 // has the agent check the paths the counter reports unchanged.
-func profileOf(t *testing.T, bin, mode string, args []string, verify bool) *overlap.Profile {
+func profileOf(t *testing.T, bin, mode string, args []string, verify bool) *profile.Profile {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "p.kprof")
 	v := "0"
@@ -59,7 +59,7 @@ func profileOf(t *testing.T, bin, mode string, args []string, verify bool) *over
 		v = "1"
 	}
 	runChild(t, bin, args, "KPROF_MODE="+mode, "KPROF_OUT="+out, "KPROF_VERIFY_PATHS="+v)
-	p, err := overlap.ParseFile(out)
+	p, err := profile.ParseFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +79,13 @@ func plainBuild(t testing.TB, dir string) string {
 
 // funcStats returns the instructions below (cum) and the calls of the
 // contexts of function name, summed over the profile.
-func funcStats(p *overlap.Profile, name string) (cum, calls int64) {
+func funcStats(p *profile.Profile, name string) (cum, calls int64) {
 	for _, fs := range p.Flat() {
 		if fs.Func.Name == name {
 			cum = fs.Cum
 		}
 	}
-	p.Walk(func(stack []overlap.Func, n *overlap.Node) {
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
 		if stack[len(stack)-1].Name == name {
 			calls += n.Calls
 		}
@@ -94,9 +94,9 @@ func funcStats(p *overlap.Profile, name string) (cum, calls int64) {
 }
 
 // contextSum is the sum of the instructions of a profile's contexts.
-func contextSum(p *overlap.Profile) int64 {
+func contextSum(p *profile.Profile) int64 {
 	var sum int64
-	p.Walk(func(_ []overlap.Func, n *overlap.Node) { sum += n.Instructions })
+	p.Walk(func(_ []profile.Func, n *profile.Node) { sum += n.Instructions })
 	return sum
 }
 
@@ -130,7 +130,7 @@ func TestGoroutineChurn(t *testing.T) {
 			if c.maxRSS > plain.maxRSS+slack {
 				t.Errorf("peak RSS %d MB, plain build %d MB: more than 64 MB above", c.maxRSS>>20, plain.maxRSS>>20)
 			}
-			p, err := overlap.ParseFile(out)
+			p, err := profile.ParseFile(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,9 +157,9 @@ func TestDeepRecursion(t *testing.T) {
 	kprofBin := buildKprof(t)
 	bin := kprofBuild(t, kprofBin, "../../testdata/deeprec")
 	args := []string{"-depth", strconv.Itoa(depth), "-reps", strconv.Itoa(reps)}
-	deepest := func(p *overlap.Profile) int {
+	deepest := func(p *profile.Profile) int {
 		d := 0
-		p.Walk(func(stack []overlap.Func, _ *overlap.Node) { d = max(d, len(stack)) })
+		p.Walk(func(stack []profile.Func, _ *profile.Node) { d = max(d, len(stack)) })
 		return d
 	}
 	// (Verifying paths in exact mode would compare the whole stack at
@@ -167,7 +167,7 @@ func TestDeepRecursion(t *testing.T) {
 	exact := profileOf(t, bin, "exact", args, false)
 	for _, tc := range []struct {
 		mode    string
-		profile *overlap.Profile
+		profile *profile.Profile
 		calls   int64 // of main.equal
 		deepest int   // at least
 	}{
@@ -217,7 +217,7 @@ func TestChurnRecursionReproducible(t *testing.T) {
 					}
 					if i == 0 {
 						first = data
-						p, err := overlap.Parse(bytes.NewReader(data))
+						p, err := profile.Parse(bytes.NewReader(data))
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -14,10 +14,12 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kprof/kprof/overlap"
+
+	"github.com/kprof/kprof/profile"
 	"github.com/kprof/kprof/reports"
 )
 
-const metricVersion = overlap.MetricVersion
+const metricVersion = profile.MetricVersion
 
 const reportHelp = `Reads a profile written by a program built with kprof build (or several,
 which are merged as kprof merge does: a run's KPROF_INTERVAL files add up
@@ -164,10 +166,10 @@ func step(large bool, msg string, fn func() error) error {
 
 // loadProfiles reads the files and merges them into one profile. An error
 // has been printed when it returns one.
-func loadProfiles(files []string, large bool) (*overlap.Profile, error) {
-	var ps []*overlap.Profile
+func loadProfiles(files []string, large bool) (*profile.Profile, error) {
+	var ps []*profile.Profile
 	for _, f := range files {
-		var p *overlap.Profile
+		var p *profile.Profile
 		err := step(large, "kprof: reading "+f, func() error {
 			var err error
 			p, err = loadProfile(f)
@@ -182,11 +184,11 @@ func loadProfiles(files []string, large bool) (*overlap.Profile, error) {
 		return ps[0], nil
 	}
 	for i, p := range ps {
-		if err := overlap.SameMetric(&p.Meta, &ps[0].Meta); err != nil {
+		if err := profile.SameMetric(&p.Meta, &ps[0].Meta); err != nil {
 			return nil, fail("%s and %s: %v; they cannot be merged (profile both with the same kprof and -metric)", files[i], files[0], err)
 		}
 	}
-	p, err := overlap.Merge(ps...)
+	p, err := profile.Merge(ps...)
 	if err != nil {
 		return nil, fail("%v", err)
 	}
@@ -196,8 +198,8 @@ func loadProfiles(files []string, large bool) (*overlap.Profile, error) {
 
 // sharedLabels returns the labels (key and value) that every profile of ps
 // has: those that still describe their merge.
-func sharedLabels(ps []*overlap.Profile) []overlap.Label {
-	var shared []overlap.Label
+func sharedLabels(ps []*profile.Profile) []profile.Label {
+	var shared []profile.Label
 	for _, l := range ps[0].Meta.Labels {
 		all := true
 		for _, p := range ps[1:] {
@@ -212,7 +214,7 @@ func sharedLabels(ps []*overlap.Profile) []overlap.Label {
 
 // loadProfile reads the profile in the named file. Its error says, in one
 // line that starts with the file's name, what is wrong.
-func loadProfile(path string) (*overlap.Profile, error) {
+func loadProfile(path string) (*profile.Profile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -221,7 +223,7 @@ func loadProfile(path string) (*overlap.Profile, error) {
 		}
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	p, err := overlap.Parse(bytes.NewReader(b))
+	p, err := profile.Parse(bytes.NewReader(b))
 	if err != nil {
 		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
 			return nil, fmt.Errorf("%s: not a kprof profile but gzip-compressed data (a pprof profile? read those with go tool pprof)", path)

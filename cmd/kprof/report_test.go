@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // TestReportCompareCLI runs kprof report and kprof compare as a user
@@ -51,15 +51,15 @@ func runKprof(t *testing.T, bin, dir string, args ...string) result {
 // dir/name with overlap's WriteFile.
 func writeTestProfile(t *testing.T, dir, name, mode string, folded ...string) string {
 	t.Helper()
-	p := &overlap.Profile{
-		Meta: overlap.Meta{Mode: mode, MetricVersion: overlap.MetricVersion, Program: "demo", GOOS: "linux", GOARCH: "amd64"},
-		Root: &overlap.Node{},
+	p := &profile.Profile{
+		Meta: profile.Meta{Mode: mode, MetricVersion: profile.MetricVersion, Program: "demo", GOOS: "linux", GOARCH: "amd64"},
+		Root: &profile.Node{},
 	}
 	for _, line := range folded {
 		stack, count, _ := strings.Cut(line, " ")
 		n := p.Root
 		for _, f := range strings.Split(stack, ";") {
-			n = n.Child(overlap.Func{Name: f, File: "/src/" + f + ".go", Line: 3})
+			n = n.Child(profile.Func{Name: f, File: "/src/" + f + ".go", Line: 3})
 		}
 		var c int64
 		for _, d := range count {
@@ -79,13 +79,13 @@ func writeTestProfile(t *testing.T, dir, name, mode string, folded ...string) st
 
 func testReport(t *testing.T, bin string) {
 	dir := t.TempDir()
-	writeTestProfile(t, dir, "a.kprof", overlap.ModeExact,
+	writeTestProfile(t, dir, "a.kprof", profile.ModeExact,
 		"main.main 100", "main.main;main.work 600", "main.main;main.work;main.leaf 250", "main.main;fmt.Println 50")
-	writeTestProfile(t, dir, "b.kprof", overlap.ModeExact, "main.main 100", "main.main;main.other 300")
+	writeTestProfile(t, dir, "b.kprof", profile.ModeExact, "main.main 100", "main.main;main.other 300")
 	if err := os.WriteFile(filepath.Join(dir, "corrupt.kprof"), []byte("KPROF\x01garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := overlap.ParseFile(filepath.Join(dir, "b.kprof"))
+	p, err := profile.ParseFile(filepath.Join(dir, "b.kprof"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func testReport(t *testing.T, bin string) {
 // testReportFiles writes pprof and HTML in one call.
 func testReportFiles(t *testing.T, bin string) {
 	dir := t.TempDir()
-	writeTestProfile(t, dir, "a.kprof", overlap.ModeSample, "main.main 100", "main.main;main.work 900")
+	writeTestProfile(t, dir, "a.kprof", profile.ModeSample, "main.main 100", "main.main;main.work 900")
 	r := runKprof(t, bin, dir, "report", "--pprof", "a.pb.gz", "--html", "a.html", "a.kprof")
 	if r.status != 0 || r.stdout != "" || r.stderr != "" {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", r.status, r.stdout, r.stderr)
@@ -154,7 +154,7 @@ func testReportFiles(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	pp, err := profile.Parse(f)
+	pp, err := pprofile.Parse(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,12 +187,12 @@ func testReportFiles(t *testing.T, bin string) {
 
 func testCompare(t *testing.T, bin string) {
 	dir := t.TempDir()
-	writeTestProfile(t, dir, "a.kprof", overlap.ModeExact, "main.main 50", "main.main;main.work 50")
-	writeTestProfile(t, dir, "a2.kprof", overlap.ModeExact, "main.main 50", "main.main;main.work 50")
+	writeTestProfile(t, dir, "a.kprof", profile.ModeExact, "main.main 50", "main.main;main.work 50")
+	writeTestProfile(t, dir, "a2.kprof", profile.ModeExact, "main.main 50", "main.main;main.work 50")
 	// B: main.main ¼, work ¼, other ½: 50% overlap with A.
-	writeTestProfile(t, dir, "b.kprof", overlap.ModeSample, "main.main 25", "main.main;main.work 25", "main.other 50")
+	writeTestProfile(t, dir, "b.kprof", profile.ModeSample, "main.main 25", "main.main;main.work 25", "main.other 50")
 	other := filepath.Join(dir, "metric.kprof")
-	p, err := overlap.ParseFile(filepath.Join(dir, "a.kprof"))
+	p, err := profile.ParseFile(filepath.Join(dir, "a.kprof"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // TestSemantics builds every program under testdata/semantics and
@@ -48,7 +48,7 @@ func TestSemantics(t *testing.T) {
 			if gotCode == 2 && strings.Contains(gotErr, "panic: ") {
 				return // the runtime exits on a fatal panic without exit hooks: no profile
 			}
-			p, err := overlap.ParseFile(prof)
+			p, err := profile.ParseFile(prof)
 			if err != nil {
 				t.Fatalf("profile: %v", err)
 			}

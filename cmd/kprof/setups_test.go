@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // A program and a library in two modules, laid out by each build setup.
@@ -57,20 +57,20 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 // for -pgo.
 func pgoProfile(t *testing.T) string {
 	t.Helper()
-	fns := []*profile.Function{
+	fns := []*pprofile.Function{
 		{ID: 1, Name: "main.main", SystemName: "main.main", Filename: "main.go", StartLine: 9},
 		{ID: 2, Name: "example.com/lib.Sq", SystemName: "example.com/lib.Sq", Filename: "lib.go", StartLine: 4},
 	}
-	locs := []*profile.Location{
-		{ID: 1, Line: []profile.Line{{Function: fns[0], Line: 11}}},
-		{ID: 2, Line: []profile.Line{{Function: fns[1], Line: 6}}},
+	locs := []*pprofile.Location{
+		{ID: 1, Line: []pprofile.Line{{Function: fns[0], Line: 11}}},
+		{ID: 2, Line: []pprofile.Line{{Function: fns[1], Line: 6}}},
 	}
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
-		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+	p := &pprofile.Profile{
+		SampleType: []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 		Period:     10000000,
 		TimeNanos:  time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano(),
-		Sample:     []*profile.Sample{{Location: []*profile.Location{locs[1], locs[0]}, Value: []int64{100, 1000000000}}},
+		Sample:     []*pprofile.Sample{{Location: []*pprofile.Location{locs[1], locs[0]}, Value: []int64{100, 1000000000}}},
 		Location:   locs,
 		Function:   fns,
 	}
@@ -163,7 +163,7 @@ func TestBuildSetups(t *testing.T) {
 			if err != nil || got != want {
 				t.Fatalf("kprof build printed %q (%v), plain build %q", got, err, want)
 			}
-			p, err := overlap.ParseFile(out)
+			p, err := profile.ParseFile(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +215,7 @@ func TestNewerLanguage(t *testing.T) {
 	if !strings.HasPrefix(runtime.Version(), "go1.26") {
 		prof := runProfile(t, bin, "exact")
 		var calls int64
-		prof.Walk(func(stack []overlap.Func, n *overlap.Node) {
+		prof.Walk(func(stack []profile.Func, n *profile.Node) {
 			if stack[len(stack)-1].Name == "main.Box.Map[...]" {
 				calls += n.Calls
 			}

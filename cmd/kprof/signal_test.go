@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 )
 
 // TestSignalWritesProfile: SIGINT and SIGTERM write the profile, then have
@@ -39,7 +39,7 @@ func TestSignalWritesProfile(t *testing.T) {
 		if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != sig {
 			t.Errorf("%v: exit %v, want killed by the signal", sig, ws)
 		}
-		p, err := overlap.ParseFile(prof)
+		p, err := profile.ParseFile(prof)
 		if err != nil {
 			t.Fatalf("%v: %v", sig, err)
 		}

@@ -1,5 +1,5 @@
 // Package pprofconv converts runtime/pprof CPU profiles into kprof's
-// calling-context trees (package overlap), so that overlap's measures
+// calling-context trees (package profile), so that the overlap measures
 // compare them with kprof profiles: bench/harness and bench/costval use it.
 package pprofconv
 
@@ -8,9 +8,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/kprof/kprof/overlap"
+	"github.com/kprof/kprof/profile"
 	"github.com/kprof/kprof/toolexec"
 )
 
@@ -43,7 +43,7 @@ func NewFilter(runtimeDeps []string) *Filter {
 // user's pkg.init.0). What stays is a function of Go source in an
 // instrumented package. Functions marked //go:nosplit and the like, which
 // kprof also skips, cannot be told from a pprof profile and stay.
-func (f *Filter) keep(fn *profile.Function) bool {
+func (f *Filter) keep(fn *pprofile.Function) bool {
 	if fn == nil || fn.Name == "" {
 		return false
 	}
@@ -131,7 +131,7 @@ func GenericName(name string) string {
 	return b.String()
 }
 
-func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, Stats, error) {
+func Convert(p *pprofile.Profile, f *Filter, program string) (*profile.Profile, Stats, error) {
 	var st Stats
 	idx := -1
 	for i, t := range p.SampleType {
@@ -142,11 +142,11 @@ func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, S
 	if idx < 0 {
 		return nil, st, fmt.Errorf("pprof profile of %s has no samples/count sample type", program)
 	}
-	out := &overlap.Profile{
-		Meta: overlap.Meta{Mode: Mode, Granularity: p.Period, Program: program},
-		Root: &overlap.Node{},
+	out := &profile.Profile{
+		Meta: profile.Meta{Mode: Mode, Granularity: p.Period, Program: program},
+		Root: &profile.Node{},
 	}
-	var stack []overlap.Func
+	var stack []profile.Func
 	for _, s := range p.Sample {
 		n := s.Value[idx]
 		if n <= 0 {
@@ -159,7 +159,7 @@ func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, S
 			for j := len(lines) - 1; j >= 0; j-- {
 				fn := lines[j].Function
 				if f.keep(fn) {
-					stack = append(stack, overlap.Func{Name: GenericName(fn.Name), File: fn.Filename, Line: int(fn.StartLine)})
+					stack = append(stack, profile.Func{Name: GenericName(fn.Name), File: fn.Filename, Line: int(fn.StartLine)})
 				}
 			}
 		}
@@ -183,13 +183,13 @@ func Convert(p *profile.Profile, f *Filter, program string) (*overlap.Profile, S
 }
 
 // ReadFile parses the pprof profile in the named file.
-func ReadFile(path string) (*profile.Profile, error) {
+func ReadFile(path string) (*pprofile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := pprofile.Parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,4 +1,4 @@
-package overlap
+package profile
 
 import (
 	"cmp"
@@ -16,14 +16,14 @@ func compareFuncs(a, b Func) int {
 	return cmp.Compare(a.Line, b.Line)
 }
 
-// compareIdentity orders functions by what makes them the same function
+// CompareIdentity orders functions by what makes them the same function
 // when two profiles are compared: the name alone, which names the function
 // fully (package path, receiver, closure index). File and line are for
 // display: a function may be declared in another file on each GOARCH
 // (syscall.write is in a generated per-architecture file), and the
 // measures must not tell such builds apart. The canonical order sorts by
 // name first, so children in canonical order are in identity order too.
-func compareIdentity(a, b Func) int { return cmp.Compare(a.Name, b.Name) }
+func CompareIdentity(a, b Func) int { return cmp.Compare(a.Name, b.Name) }
 
 // Canonicalize puts p's tree in canonical form, in place: it drops nil
 // children, sorts every node's children in canonical order (by Func Name,
@@ -77,9 +77,10 @@ func isCanonical(p *Profile) bool {
 
 var errNotCanonical = invalidf("not canonical")
 
-// canonical returns p if it is canonical, else a canonical copy; p is never
-// modified.
-func canonical(p *Profile) *Profile {
+// Canonical returns p if it is canonical, else a canonical copy; p is never
+// modified. Code that walks two trees side by side (the measures of package
+// overlap) reads canonical views.
+func (p *Profile) Canonical() *Profile {
 	if isCanonical(p) {
 		return p
 	}

@@ -1,4 +1,4 @@
-package overlap
+package profile
 
 import (
 	"errors"
@@ -33,7 +33,7 @@ func build(folded ...string) *Profile {
 // folded renders p's contexts as sorted folded stacks, for messages.
 func folded(p *Profile) string {
 	var lines []string
-	canonical(p).Walk(func(stack []Func, n *Node) {
+	p.Canonical().Walk(func(stack []Func, n *Node) {
 		var names []string
 		for _, f := range stack {
 			names = append(names, f.Name)

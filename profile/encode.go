@@ -1,4 +1,4 @@
-package overlap
+package profile
 
 import (
 	"fmt"
@@ -75,7 +75,7 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 
 // encode returns the file bytes of p.
 func (p *Profile) encode() ([]byte, error) {
-	p = canonical(p)
+	p = p.Canonical()
 	if err := p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("write profile: %w", err)
 	}

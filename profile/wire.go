@@ -1,4 +1,4 @@
-package overlap
+package profile
 
 // The wire primitives are written out here rather than taken from
 // encoding/binary and hash/crc32: this package is linked into instrumented

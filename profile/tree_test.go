@@ -1,4 +1,4 @@
-package overlap
+package profile
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func TestWriteTree(t *testing.T) {
 		p := ps[name]
 		t.Run(name, func(t *testing.T) {
 			want := encode(t, p)
-			q := canonical(p)
+			q := p.Canonical()
 			if q.Root == nil {
 				q = &Profile{Meta: q.Meta, Root: &Node{}, TotalInstructions: q.TotalInstructions, TotalSamples: q.TotalSamples}
 			}

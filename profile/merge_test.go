@@ -1,4 +1,4 @@
-package overlap
+package profile
 
 import (
 	"math"

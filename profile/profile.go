@@ -1,7 +1,7 @@
-// Package overlap owns kprof's profile model — a calling-context tree (CCT)
-// with totals and metadata — together with its file codec and the measures
-// that compare two profiles (paper §7): the overlap percentage on calling
-// contexts and on flat functions, δb between totals, and profile size.
+// Package profile owns kprof's profile model — a calling-context tree (CCT)
+// with totals and metadata — with its file codec, its validity check, and
+// merging. The measures that compare two profiles (paper §7) live beside it
+// in package overlap.
 //
 // The package depends on the standard library only: the agent linked into
 // instrumented programs uses it to write profiles.
@@ -16,7 +16,7 @@
 // makes a tree canonical, [Node.Child] keeps it so, and everything this
 // package returns ([Parse], [Merge]) is canonical. [Profile.Walk] visits
 // children in stored order, which for a canonical tree is canonical order;
-// the measures work on a canonical view of their arguments. So no output
+// [Profile.Canonical] gives a canonical view without modifying a profile. So no output
 // depends on map order or on the order in which an agent happened to record
 // stacks. Every traversal keeps its own stack: a CCT as deep as the profiled
 // program's recursion cannot overflow the goroutine's.
@@ -65,17 +65,7 @@
 //
 // Whatever the counts in a file claim, decoding allocates at most a bounded
 // multiple of the file's size: each count is checked against the bytes left.
-//
-// # Measures
-//
-// [Contexts] and [Functions] compute the overlap percentage of paper §7.1 on
-// calling contexts and on flat functions, [DeltaB] the relative error δb of
-// §7.2, [Size] the number of calling contexts and [Diff] the contexts whose
-// share of the instructions differs most. The measures weigh contexts by
-// Instructions (estimated instructions in sample mode) and compute with exact
-// integer arithmetic, so they are symmetric and give exactly 100 for a profile
-// compared with itself.
-package overlap
+package profile
 
 import (
 	"errors"
