@@ -49,10 +49,14 @@
 // through them (body start and after the loop, minus breaks; end of body and
 // before continue). Blocks with no source position take their weight from
 // neighbouring blocks by flow conservation. Output.Approx lists any block
-// whose weight could only be placed approximately. No static checker
-// verifies a plan yet: the end-to-end oracle (cmd/kprof,
-// TestExactAgainstOracle) compares exact totals, per-function counts and
-// calls with go/ssa/interp's trace of each test program.
+// whose weight could only be placed approximately. The plan checker
+// (plancheck.go, Options.CheckPlans, on in the tests) verifies each plan's
+// invariants as it is made: final checks where blocks return or panic,
+// checks at loop headers and at entry (or exits that stand for it),
+// flushes before calls, the MaxPath bound, and tables that agree. The
+// counts themselves are checked by the end-to-end oracle (cmd/kprof,
+// TestExactAgainstOracle), which compares every calling context's
+// instructions and calls with go/ssa/interp's trace of each test program.
 //
 // Fewer charges: a charge is a read-modify-write of one word of the
 // goroutine, and consecutive ones wait on each other through memory, so

@@ -278,113 +278,174 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if at, ok, handled := c.landRangeFunc(b, p, w, pos); handled {
 		return at, ok
 	}
+	if at, ok, handled := c.landStructured(b, p, w, pos); handled {
+		return at, ok
+	}
+	if !pos.IsValid() {
+		return c.landUnpositioned(b, p, w)
+	}
+	return c.landAt(p, pos, w)
+}
+
+// landStructured lands the blocks go/ssa names after the statement they
+// belong to (its Comment: "for.body", "rangeindex.loop", "if.then",
+// "switch.next", …) where the statement gives them a place: a loop's body
+// or condition, a branch, a clause. handled is false for the blocks it
+// leaves to the position rules.
+func (c *funcCtx) landStructured(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos) (at Point, ok, handled bool) {
 	kind, part := commentKind(b.Comment)
 	switch kind {
 	case "for":
-		f, ok := c.forStmt(b, pos)
-		if !ok {
-			break
-		}
-		switch part {
-		case "body":
-			return c.put(p, Point{atBodyStart, f.Body}, w)
-		case "loop":
-			return c.put(p, Point{tickExpr, f.Cond}, w)
-		case "post":
-			c.posts[f] += w // placed by mergeLoops
-			return elsewhere, false
-		}
+		return c.landFor(b, p, w, pos, part)
 	case "rangeindex", "rangeiter", "rangechan", "rangeint":
-		r, ok := c.rangeStmt(b, pos, kind)
-		if !ok {
-			break
-		}
-		switch part {
-		case "body":
-			return c.put(p, Point{atBodyStart, r.Body}, w)
-		case "loop":
-			if kind == "rangeint" {
-				// The increment after each iteration (target of continue).
-				c.chargeAfterIteration(p, r, r.Body, w)
-				return elsewhere, false
-			}
-			// The header runs before every iteration and once more on
-			// normal exit: charge it at the body start and after the
-			// loop, and take it back at each break.
-			at := Point{atBodyStart, r.Body}
-			p.add(at, w)
-			p.add(Point{afterStmt, r}, w)
-			for _, br := range branchesTo(r, token.BREAK, c.labels) {
-				p.add(Point{beforeStmt, br}, -w)
-			}
-			return at, true
-		}
+		return c.landRange(b, p, w, pos, kind, part)
 	case "if":
-		if part == "then" || part == "else" {
-			ifs, ok := enclosing(c, pos, func(s *ast.IfStmt) bool {
-				return (part == "then" && contains(s.Body, pos)) || (part == "else" && contains(s.Else, pos))
-			})
-			if !ok {
-				break
-			}
-			var at Point
-			if part == "then" {
-				at = Point{atBodyStart, ifs.Body}
-			} else if blk, isBlock := ifs.Else.(*ast.BlockStmt); isBlock {
-				at = Point{atBodyStart, blk}
-			} else {
-				at = Point{tickExpr, ifs.Else.(*ast.IfStmt).Cond}
-			}
-			p.add(at, w)
-			return at, true
-		}
+		return c.landIf(p, w, pos, part)
 	case "switch", "typeswitch", "select":
-		if part == "body" {
-			cl, ok := c.clause(pos)
-			if !ok && !pos.IsValid() {
-				cl, ok = c.clauseOfTest(b, kind)
-			}
-			if ok {
-				return c.put(p, Point{atBodyStart, cl}, w)
-			}
-		}
-		if part == "next" {
-			if kind != "switch" && c.chargeCaseTest(b, p, kind, w) {
-				return elsewhere, false
-			}
-			if !pos.IsValid() {
-				// The default clause or, with no default, what runs after
-				// the statement when nothing matched (the done block is
-				// fused here only if no clause falls out to it).
-				if at, ok := c.noMatch(b, kind); ok {
-					p.add(at, w)
-					return at, true
-				}
-			}
-		}
+		return c.landClause(b, p, w, pos, kind, part)
 	case "recover":
 		// Runs only when a deferred call recovered a panic: not placed.
 		c.approx = append(c.approx, fmt.Sprintf("%s: recover block (weight %d) is not counted", c.fn, w))
-		return elsewhere, false
+		return elsewhere, false, true
 	}
-	if !pos.IsValid() {
-		if terminates(b) {
-			if _, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); isRet {
-				at := Point{atFuncEnd, c.body}
-				if !c.isFuncBody() {
-					at = Point{atBodyEnd, c.body} // a range-over-func body falling off its end
-				}
+	return Point{}, false, false
+}
+
+// landFor lands a for statement's body at its start and its condition's
+// block on the condition; its post statement's weight is placed by
+// mergeLoops.
+func (c *funcCtx) landFor(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos, part string) (Point, bool, bool) {
+	f, ok := c.forStmt(b, pos)
+	if !ok {
+		return Point{}, false, false
+	}
+	switch part {
+	case "body":
+		at, ok := c.put(p, Point{atBodyStart, f.Body}, w)
+		return at, ok, true
+	case "loop":
+		at, ok := c.put(p, Point{tickExpr, f.Cond}, w)
+		return at, ok, true
+	case "post":
+		c.posts[f] += w // placed by mergeLoops
+		return elsewhere, false, true
+	}
+	return Point{}, false, false
+}
+
+// landRange lands a range loop's body at its start and its header where
+// control passes through it.
+func (c *funcCtx) landRange(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos, kind, part string) (Point, bool, bool) {
+	r, ok := c.rangeStmt(b, pos, kind)
+	if !ok {
+		return Point{}, false, false
+	}
+	switch part {
+	case "body":
+		at, ok := c.put(p, Point{atBodyStart, r.Body}, w)
+		return at, ok, true
+	case "loop":
+		if kind == "rangeint" {
+			// The increment after each iteration (target of continue).
+			c.chargeAfterIteration(p, r, r.Body, w)
+			return elsewhere, false, true
+		}
+		// The header runs before every iteration and once more on
+		// normal exit: charge it at the body start and after the
+		// loop, and take it back at each break.
+		at := Point{atBodyStart, r.Body}
+		p.add(at, w)
+		p.add(Point{afterStmt, r}, w)
+		for _, br := range branchesTo(r, token.BREAK, c.labels) {
+			p.add(Point{beforeStmt, br}, -w)
+		}
+		return at, true, true
+	}
+	return Point{}, false, false
+}
+
+// landIf lands the then and else branches of an if statement at their
+// start (an else if on its condition).
+func (c *funcCtx) landIf(p *FuncPlan, w int64, pos token.Pos, part string) (Point, bool, bool) {
+	if part != "then" && part != "else" {
+		return Point{}, false, false
+	}
+	ifs, ok := enclosing(c, pos, func(s *ast.IfStmt) bool {
+		return (part == "then" && contains(s.Body, pos)) || (part == "else" && contains(s.Else, pos))
+	})
+	if !ok {
+		return Point{}, false, false
+	}
+	var at Point
+	if part == "then" {
+		at = Point{atBodyStart, ifs.Body}
+	} else if blk, isBlock := ifs.Else.(*ast.BlockStmt); isBlock {
+		at = Point{atBodyStart, blk}
+	} else {
+		at = Point{tickExpr, ifs.Else.(*ast.IfStmt).Cond}
+	}
+	p.add(at, w)
+	return at, true, true
+}
+
+// landClause lands a switch, type switch or select clause's body at its
+// start, and the tests between clauses on the cases (chargeCaseTest) or,
+// where nothing matched, on what runs then (noMatch).
+func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos, kind, part string) (Point, bool, bool) {
+	if part == "body" {
+		cl, ok := c.clause(pos)
+		if !ok && !pos.IsValid() {
+			cl, ok = c.clauseOfTest(b, kind)
+		}
+		if ok {
+			at, ok := c.put(p, Point{atBodyStart, cl}, w)
+			return at, ok, true
+		}
+	}
+	if part == "next" {
+		if kind != "switch" && c.chargeCaseTest(b, p, kind, w) {
+			return elsewhere, false, true
+		}
+		if !pos.IsValid() {
+			// The default clause or, with no default, what runs after
+			// the statement when nothing matched (the done block is
+			// fused here only if no clause falls out to it).
+			if at, ok := c.noMatch(b, kind); ok {
 				p.add(at, w)
-				return at, true
+				return at, true, true
 			}
 		}
-		if (part == "done") && len(b.Preds) > 0 {
-			if s, ok := c.doneOf(b, kind); ok {
-				return c.put(p, Point{afterStmt, s}, w)
-			}
-		}
-		return Point{}, false
 	}
+	return Point{}, false, false
+}
+
+// landUnpositioned lands a block with no source position that the
+// statement rules left: an implicit return at the end of the body, or the
+// block after a statement (its "done" block).
+func (c *funcCtx) landUnpositioned(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
+	if terminates(b) {
+		if _, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); isRet {
+			at := Point{atFuncEnd, c.body}
+			if !c.isFuncBody() {
+				at = Point{atBodyEnd, c.body} // a range-over-func body falling off its end
+			}
+			p.add(at, w)
+			return at, true
+		}
+	}
+	if kind, part := commentKind(b.Comment); part == "done" && len(b.Preds) > 0 {
+		if s, ok := c.doneOf(b, kind); ok {
+			return c.put(p, Point{afterStmt, s}, w)
+		}
+	}
+	return Point{}, false
+}
+
+// landAt lands a block at the statement or expression its position names
+// (generic), except for the weights placed by later steps: for statements'
+// post statements (mergeLoops) and comparisons with constant case values
+// (placeSwitches).
+func (c *funcCtx) landAt(p *FuncPlan, pos token.Pos, w int64) (Point, bool) {
 	if pos == c.body.Rbrace {
 		// Code positioned at the closing brace: falling off the end of a
 		// range-over-func body (the implicit continue).
@@ -394,15 +455,14 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if !ok {
 		return Point{}, false
 	}
-	if at.Kind == postOf {
+	switch at.Kind {
+	case postOf:
 		c.posts[at.Node.(*ast.ForStmt)] += w // placed by mergeLoops
 		return elsewhere, false
-	}
-	if at.Kind == switchCmp {
+	case switchCmp:
 		c.cmps[at.Node] += w // placed by placeSwitches
 		return elsewhere, false
-	}
-	if at.Kind == tickExpr {
+	case tickExpr:
 		c.ticked[at.Node] = true
 	}
 	p.add(at, w)
@@ -442,3 +502,7 @@ func (c *funcCtx) put(p *FuncPlan, at Point, w int64) (Point, bool) {
 func (c *funcCtx) isFuncBody() bool {
 	return c.fn.Synthetic == ""
 }
+
+// elsewhere is what land returns for a block whose weight it placed at
+// points that are not the block's own landing.
+var elsewhere = Point{Kind: placedElsewhere}

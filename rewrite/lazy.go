@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 
@@ -155,4 +156,23 @@ func noPops(fn *ssa.Function, after map[*ssa.BasicBlock]bool) (map[token.Pos]boo
 	end := none[token.NoPos]
 	delete(none, token.NoPos)
 	return none, end
+}
+
+// planPush decides where the function pushes itself (at entry, or lazily
+// before its first call: lazy.go) and how it pops.
+func (pl *planner) planPush() {
+	p, fn := pl.p, pl.fn
+	if !p.Leaf && !pl.yield && !p.Defers {
+		out := func(b *ssa.BasicBlock) bool { return callsOut(b, pl.opts.Inert) }
+		if at, after, ok := lazyPush(fn, pl.landed, out); ok {
+			p.Lazy, p.PushAt, pl.pushed = true, at, after
+			p.NoPop, p.NoEndPop = noPops(fn, after)
+		}
+	}
+	// (RangeExits' checks sample with the stack cut at the saved depth.)
+	p.PopByCount = !p.Leaf && !pl.yield && !p.Defers && !p.Lazy && len(p.RangeExits) == 0 && !pl.opts.ExactPops
+	for _, b := range pl.pending {
+		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Charged[b.Index]))
+	}
+	p.Approx = append(p.Approx, pl.c.approx...)
 }

@@ -14,6 +14,22 @@ func addMaxPathChecks(fn *ssa.Function, weights []int64, landed map[*ssa.BasicBl
 	if maxPath <= 0 {
 		return
 	}
+	walkMaxPath(fn, weights, func(b *ssa.BasicBlock) bool { return need[b] }, cut, maxPath, func(b *ssa.BasicBlock) bool {
+		if _, ok := landed[b]; ok {
+			need[b] = true
+			return true
+		}
+		return false
+	})
+}
+
+// walkMaxPath follows the instructions that run since the last check along
+// every path of fn, in reverse postorder: a block that is checked restarts
+// the count at its own weight, and so does a block of cut once it has run.
+// Where a block would take the count past maxPath, over is called and
+// reports whether the block is checked after all (addMaxPathChecks places
+// a check there; the plan checker reports the block).
+func walkMaxPath(fn *ssa.Function, weights []int64, checked func(*ssa.BasicBlock) bool, cut map[*ssa.BasicBlock]bool, maxPath int64, over func(*ssa.BasicBlock) bool) {
 	acc := make(map[*ssa.BasicBlock]int64)
 	for _, b := range reversePostorder(fn) {
 		var in int64
@@ -25,25 +41,17 @@ func addMaxPathChecks(fn *ssa.Function, weights []int64, landed map[*ssa.BasicBl
 				in = a
 			}
 		}
-		if need[b] {
+		switch {
+		case checked(b), in+weights[b.Index] > maxPath && over(b):
 			acc[b] = weights[b.Index]
-			continue
-		}
-		if in+weights[b.Index] > maxPath {
-			if _, ok := landed[b]; ok {
-				need[b] = true
-				acc[b] = weights[b.Index]
-				continue
-			}
-		}
-		if cut[b] {
+		case cut[b]:
 			// The callee's entry check comes at most the block's
 			// weight after the block starts, and after the callee's
 			// return check at most that much of the block runs.
 			acc[b] = weights[b.Index]
-			continue
+		default:
+			acc[b] = in + weights[b.Index]
 		}
-		acc[b] = in + weights[b.Index]
 	}
 }
 

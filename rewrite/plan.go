@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -71,6 +70,7 @@ type FuncPlan struct {
 	// the depth where it returns (counter.Pop), keeping no saved depth
 	// (see "Pops" in the package documentation).
 	PopByCount bool
+	broken     error // the first invariant the plan breaks (Options.CheckPlans)
 }
 
 func (p *FuncPlan) add(at Point, n int64) {
@@ -91,11 +91,13 @@ func (p *FuncPlan) touch(at Point) {
 // planFunc computes the plan of fn, whose statements are those of body (for
 // a range-over-func yield function, body is the loop body). Planning is a
 // sequence of steps, each a method of planner: land every block's weight
-// (landing.go, distribute.go), decide the push, decide whether charges
-// accumulate locally, place the checks (paper §5.2 and MaxPath,
-// maxpath.go) and the checks where range-over-func bodies are left
-// (rangefunc.go), then move loop headers' charges (loops.go) and lay out
-// switch dispatch (switches.go).
+// (landing.go, distribute.go), decide the push (lazy.go), decide whether
+// charges accumulate locally, place the checks (checks.go; paper §5.2 and
+// MaxPath, maxpath.go) and the checks where range-over-func bodies are
+// left, then move loop headers' charges (loops.go) and lay out switch
+// dispatch (switches.go). With Options.CheckPlans the plan checker
+// (plancheck.go) verifies the checks before loops move them, and the
+// finished plan's tables.
 func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options, facts *funcFacts) *FuncPlan {
 	pl := newPlanner(file, info, labels, fn, body, opts, facts)
 	pl.landBlocks()
@@ -103,8 +105,14 @@ func planFunc(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *
 	small := pl.planLocal()
 	pl.placeChecks(small)
 	pl.rangeExitChecks()
+	if opts.CheckPlans {
+		pl.p.broken = pl.checkBlocks()
+	}
 	pl.c.mergeLoops(pl.p) // after the checks: the header's check moves too
 	pl.c.placeSwitches(pl.p)
+	if opts.CheckPlans && pl.p.broken == nil {
+		pl.p.broken = pl.p.checkTables()
+	}
 	return pl.p
 }
 
@@ -123,6 +131,12 @@ type planner struct {
 	landed  map[*ssa.BasicBlock]Point
 	pending []*ssa.BasicBlock        // blocks whose weight is not placed
 	pushed  map[*ssa.BasicBlock]bool // Lazy: the blocks after the push
+	// Set by placeChecks for the plan checker (check.go): the weights
+	// MaxPath bounds, the blocks that call a function that checks, and
+	// whether the function's exits stand for its entry check.
+	pathW      []int64
+	cut        map[*ssa.BasicBlock]bool
+	smallLocal bool
 }
 
 func newPlanner(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options, facts *funcFacts) *planner {
@@ -229,25 +243,6 @@ func (pl *planner) landBlocks() {
 	pl.pending = c.matchOperands(p, pl.pending, pl.landed)
 }
 
-// planPush decides where the function pushes itself (at entry, or lazily
-// before its first call: lazy.go) and how it pops.
-func (pl *planner) planPush() {
-	p, fn := pl.p, pl.fn
-	if !p.Leaf && !pl.yield && !p.Defers {
-		out := func(b *ssa.BasicBlock) bool { return callsOut(b, pl.opts.Inert) }
-		if at, after, ok := lazyPush(fn, pl.landed, out); ok {
-			p.Lazy, p.PushAt, pl.pushed = true, at, after
-			p.NoPop, p.NoEndPop = noPops(fn, after)
-		}
-	}
-	// (RangeExits' checks sample with the stack cut at the saved depth.)
-	p.PopByCount = !p.Leaf && !pl.yield && !p.Defers && !p.Lazy && len(p.RangeExits) == 0 && !pl.opts.ExactPops
-	for _, b := range pl.pending {
-		p.Approx = append(p.Approx, fmt.Sprintf("%s block %d (%s): weight %d not placed", fn, b.Index, b.Comment, p.Charged[b.Index]))
-	}
-	p.Approx = append(p.Approx, pl.c.approx...)
-}
-
 // planLocal decides whether the function accumulates its charges in a
 // local variable (FuncPlan.Local) and reports whether it is a small leaf,
 // which gets no check: a loop-free leaf whose longest path stays within
@@ -338,131 +333,6 @@ func anyBlock(fn *ssa.Function, pred func(*ssa.BasicBlock) bool) bool {
 	return false
 }
 
-// placeChecks places the checks (paper §5.2): blocks that return or panic,
-// loop headers, the entry; then MaxPath (see cuts for calls); and the
-// flushes of a function that accumulates. A small leaf (small) that
-// accumulates checks where it returns or panics only (ExitEntry), so that
-// its instructions are sampled in its own name and its calls counted,
-// with one test of the count per call.
-func (pl *planner) placeChecks(small bool) {
-	p, fn, opts, facts := pl.p, pl.fn, pl.opts, pl.facts
-	quiet, calls, cuts, headers, landed, pushed, yield, body := facts.quiet, pl.calls, pl.cuts, pl.headers, pl.landed, pl.pushed, pl.yield, pl.body
-	// What quiet callees run counts towards MaxPath.
-	pathW := withQuietCallees(fn, p.Counts, quiet)
-	// A check that stands for the entry check where a path returns
-	// (ExitEntry) needs no check before it on that path: the paths must
-	// be within MaxPath, and all they charge accumulated.
-	exitEntryOK := opts.SmallLeaf <= opts.MaxPath
-	p.LateEntry = p.Lazy && p.Local && exitEntryOK && !facts.checked[fn] && !pl.exprChargesOn(func(b *ssa.BasicBlock) bool { return !pushed[b] }) && lateEntry(fn, pushed, pathW, headers, calls, opts)
-	// unpushed reports whether b lies on a path of a late-entry
-	// function that never pushes, or of a small leaf that accumulates:
-	// no check precedes it, and its exits check for the entry too.
-	smallLocal := small && p.Local && exitEntryOK && !pl.exprChargesOn(func(*ssa.BasicBlock) bool { return true }) && !anyBlock(fn, blocks)
-	unpushed := func(b *ssa.BasicBlock) bool { return p.LateEntry && !pushed[b] || smallLocal }
-	need := make(map[*ssa.BasicBlock]bool)
-	cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks
-	for _, b := range fn.Blocks {
-		if _, ok := landed[b]; !ok {
-			continue
-		}
-		callCheck := yield && pl.bodyCalls(b)
-		cut[b] = cuts(b)
-		// The entry check settles what the caller charged before the
-		// call (checks come before their block's charge), so that it
-		// is not sampled in this function.
-		// A function that accumulates its charges locally flushes
-		// them at checks, so it checks before it may block, too.
-		if terminates(b) || callCheck || headers[b] || b.Index == 0 && !p.LateEntry && !smallLocal || p.Local && blocks(b) {
-			need[b] = true
-		}
-		if terminates(b) && unpushed(b) {
-			p.ExitEntry[landed[b]] = true
-		}
-		if calls(b) || blocks(b) || terminates(b) && unpushed(b) {
-			p.Flush[landed[b]] = true
-			p.touch(landed[b])
-		}
-	}
-	if p.Local {
-		flushIntoLoops(fn, headers, landed, p)
-	}
-	addMaxPathChecks(fn, pathW, landed, need, cut, int64(opts.MaxPath))
-	// Checks at loop headers, MaxPath checks and the checks of
-	// blocks that call are loose: in exact mode, what is pending
-	// there is sampled by a callee's entry check (in the caller's
-	// context) or by this function's next check. (MaxPath checks
-	// of blocks that do not call, inside a return or panic
-	// statement, are not: one in an expression evaluated after the
-	// statement's check would leave its count to the caller.)
-	late := lateStmts(body)
-	strict := make(map[Point]bool)
-	for b := range need {
-		maxPath := !headers[b] && !calls(b) && !blocks(b)
-		if maxPath && late(landed[b].Node) || terminates(b) || b.Index == 0 {
-			strict[landed[b]] = true
-		}
-	}
-	for b := range need {
-		if at := landed[b]; !strict[at] {
-			p.Loose[at] = true
-		}
-		// A check normally comes before the block's charge: what is
-		// pending was run by this function since its previous check
-		// (or, at entry, by the caller). A block that returns or
-		// panics is checked after its charge, so that its own
-		// instructions are not left for the caller's next check.
-		at := landed[b]
-		p.touch(at)
-		if !terminates(b) || b.Index == 0 {
-			p.Checks[at] = true
-		}
-		if terminates(b) {
-			p.Final[at] = true
-		}
-		if yield && pl.bodyCalls(b) {
-			// A range-over-func body does not push itself: a
-			// callee's entry check would sample what the body
-			// charged in the iterator's name. It charges, then
-			// checks in its own, before it calls.
-			p.Final[at] = true
-		}
-	}
-}
-
-// rangeExitChecks places the checks where a break or continue leaves a
-// nested range-over-func loop body, and, in a loop body, before each
-// nested range-over-func loop.
-func (pl *planner) rangeExitChecks() {
-	c, p := pl.c, pl.p
-	// What this function (or loop body) charges where a break or
-	// continue leaves a nested range-over-func loop body is sampled
-	// there, with the stack cut at it (check.inRange), not left for
-	// the check of an iterator still on the stack.
-	for st, depth := range p.RangeExits {
-		if br, ok := st.(*ast.BranchStmt); ok && depth > 0 {
-			if at := (Point{beforeStmt, br}); p.Charges[at] != 0 {
-				p.Final[at] = true
-			}
-		}
-	}
-	if pl.yield {
-		// A range-over-func loop body does not push itself: the entry
-		// check of an iterator it calls would sample what the body ran
-		// before the call in the name of the body's own caller. It
-		// checks in its own name before each nested range-over-func
-		// loop, as before its other calls.
-		for _, r := range c.rangeStmts("rangefunc") {
-			at := Point{beforeStmt, c.listStmt(r)} // (before its label, if it has one)
-			p.Final[at] = true
-			p.touch(at)
-		}
-	}
-}
-
-// elsewhere is what land returns for a block whose weight it placed at
-// points that are not the block's own landing.
-var elsewhere = Point{Kind: placedElsewhere}
-
 // hasDeferStmt reports whether body (not nested function literals) defers.
 func hasDeferStmt(body *ast.BlockStmt) bool {
 	found := false
@@ -495,38 +365,6 @@ func inspectOwn(info *types.Info, body *ast.BlockStmt, f func(ast.Node) bool) {
 	})
 }
 
-// lateStmts returns a function that reports whether n lies inside one of
-// body's return statements or panic calls (not inside a function literal:
-// those are planned on their own).
-func lateStmts(body *ast.BlockStmt) func(ast.Node) bool {
-	type span struct{ pos, end token.Pos }
-	var spans []span
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.ReturnStmt:
-			spans = append(spans, span{n.Pos(), n.End()})
-		case *ast.CallExpr:
-			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && id.Name == "panic" {
-				spans = append(spans, span{n.Pos(), n.End()})
-			}
-		}
-		return true
-	})
-	return func(n ast.Node) bool {
-		if n == nil {
-			return true
-		}
-		for _, sp := range spans {
-			if sp.pos <= n.Pos() && n.Pos() < sp.end {
-				return true
-			}
-		}
-		return false
-	}
-}
-
 // weights returns the number of instructions of each of fn's blocks, and
 // what is charged where once weights are hoisted (hoistWeights).
 func weights(fn *ssa.Function) (w, charged []int64) { return weightsBy(fn, nil) }
@@ -541,65 +379,6 @@ func weightsBy(fn *ssa.Function, t *cost.Table) (w, charged []int64) {
 		w[b.Index] = WeightBy(b, t)
 	}
 	return w, hoistWeights(fn, w)
-}
-
-// lateEntry reports whether fn, which pushes itself lazily after the
-// blocks in pushed, can check on entry only where it pushes. Its other
-// paths are then a small leaf's: no check, their charges accumulated and
-// flushed where they return or panic, sampled at the caller's next check
-// (in exact mode, the caller's context), and only the calls that reach the
-// push count in exact mode. That needs those paths short (within
-// SmallLeaf, quiet callees included: pathW), loop-free, and without calls
-// or waits, so that nothing is flushed before the late entry check, which
-// then samples only what the caller left pending, in the caller's context,
-// as an entry check would. (json's scanner states, regexp's inputString.step:
-// a fast path that returns, an error path that calls.)
-func lateEntry(fn *ssa.Function, pushed map[*ssa.BasicBlock]bool, pathW []int64, headers map[*ssa.BasicBlock]bool, calls func(*ssa.BasicBlock) bool, opts *Options) bool {
-	if opts.SmallLeaf <= 0 {
-		return false
-	}
-	exits := false
-	w := make([]int64, len(fn.Blocks)) // the paths that never push (no block follows a pushed one)
-	for _, b := range fn.Blocks {
-		if pushed[b] {
-			continue
-		}
-		if headers[b] || calls(b) || blocks(b) {
-			return false
-		}
-		w[b.Index] = pathW[b.Index]
-		exits = exits || terminates(b)
-	}
-	return exits && longestPath(fn, w) <= int64(opts.SmallLeaf)
-}
-
-// mayEnterLate reports whether fn may check on entry only where it pushes
-// (FuncPlan.LateEntry): a function that is not a leaf, some of whose exits
-// no call precedes. It over-approximates lateEntry, which needs the
-// function's plan: a function it holds for does not count as checking on
-// entry (funcFacts.checked).
-func mayEnterLate(fn *ssa.Function, out func(*ssa.BasicBlock) bool, opts *Options) bool {
-	if opts.SmallLeaf <= 0 || len(fn.Blocks) == 0 {
-		return false
-	}
-	seen := make(map[*ssa.BasicBlock]bool)
-	var reach func(b *ssa.BasicBlock) bool
-	reach = func(b *ssa.BasicBlock) bool {
-		if seen[b] || out(b) {
-			return false
-		}
-		seen[b] = true
-		if terminates(b) {
-			return true
-		}
-		for _, s := range b.Succs {
-			if reach(s) {
-				return true
-			}
-		}
-		return false
-	}
-	return reach(fn.Blocks[0])
 }
 
 // smallLeaf reports whether fn, if a leaf, is small: loop-free, with a

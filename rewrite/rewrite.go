@@ -55,6 +55,12 @@ type Options struct {
 	// instead of their number. Checks, small leaves and quiet functions
 	// are decided on instruction counts all the same (FuncPlan.Counts).
 	Cost *cost.Table
+	// CheckPlans: every function's plan is checked against the invariants
+	// of check.go as it is made, and Package fails on the first one a plan
+	// breaks. The tests set it; the -toolexec driver sets it when the
+	// environment has KPROF_CHECKPLANS=1 (not part of the build's
+	// options: it changes no output, only what is verified).
+	CheckPlans bool `json:"-"`
 }
 
 // DefaultOptions are the options kprof build uses unless told otherwise.
@@ -202,6 +208,11 @@ func Package(in *Input, opts Options) (*Output, error) {
 			return fns[a].Syntax().Pos() < fns[b].Syntax().Pos()
 		})
 		src, plans, approx := instrumentFile(in, i, fns, opts, facts)
+		for _, p := range plans {
+			if p.broken != nil {
+				return nil, fmt.Errorf("kprof's plan of %s (%s) breaks an invariant: %v", p.Name, in.Fset.Position(p.Fn.Pos()), p.broken)
+			}
+		}
 		out.Files[i] = src
 		out.Plans = append(out.Plans, plans...)
 		out.Approx = append(out.Approx, approx...)

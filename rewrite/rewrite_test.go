@@ -42,6 +42,7 @@ func instrumentWith(t *testing.T, name string, src []byte, opts Options) (*Input
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts.CheckPlans = true
 	out, err := Package(in, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,13 @@ import (
 // the -toolexec wrapper its configuration file.
 const ConfigEnv = "KPROF_TOOLEXEC_CONFIG"
 
+// CheckPlansEnv, set to 1 in the environment of kprof build, makes the
+// wrapper check every function's plan as it instruments it
+// (rewrite.Options.CheckPlans): a plan that breaks an invariant fails the
+// build. The end-to-end tests set it. Packages the build cache already
+// holds are not instrumented again, so not checked.
+const CheckPlansEnv = "KPROF_CHECKPLANS"
+
 // Config is what the -toolexec wrapper needs to know; kprof build writes it
 // to a file before running go build.
 type Config struct {
@@ -426,6 +433,7 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 	opts.Quiet = facts.quiet
 	// (-pkgs leaves code uninstrumented that may recover a panic.)
 	opts.ExactPops = opts.ExactPops || len(cfg.Only) > 0
+	opts.CheckPlans = os.Getenv(CheckPlansEnv) == "1"
 	out, err := rewrite.Package(in, opts)
 	if err != nil {
 		return nil, nil, nil, err

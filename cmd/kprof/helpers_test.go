@@ -10,7 +10,16 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/toolexec"
 )
+
+// TestMain runs the tests with kprof's plan checker on (see
+// toolexec.CheckPlansEnv): every package kprof instruments for a test has
+// its plans checked as they are made.
+func TestMain(m *testing.M) {
+	os.Setenv(toolexec.CheckPlansEnv, "1")
+	os.Exit(m.Run())
+}
 
 // runCmd runs a command and returns its combined output.
 func runCmd(dir string, env []string, name string, args ...string) (string, error) {
