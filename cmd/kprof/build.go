@@ -198,21 +198,9 @@ func runGo(verb string, args []string) error {
 		goArgs = fixedBenchtime(goArgs)
 	}
 	if kf.profile != "" {
-		if verb != "test" {
-			return usageError{errors.New("--profile is a flag of kprof test (one profile per benchmark)")}
+		if err := benchProfiles(verb, kf.profile); err != nil {
+			return err
 		}
-		if m := os.Getenv("KPROF_MODE"); m != "" && m != "exact" {
-			return usageError{fmt.Errorf("--profile writes exact profiles; KPROF_MODE=%s asks for another mode", m)}
-		}
-		dir, err := filepath.Abs(kf.profile)
-		if err == nil {
-			err = os.MkdirAll(dir, 0o777)
-		}
-		if err != nil {
-			return fmt.Errorf("--profile %s: %v", kf.profile, err)
-		}
-		os.Setenv("KPROF_MODE", "exact")
-		os.Setenv("KPROF_BENCH_PROFILES", dir)
 	}
 	// One go env call for everything the build depends on.
 	envOut, err := goOutput("", nil, "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64")
@@ -280,6 +268,43 @@ func runGo(verb string, args []string) error {
 			return runWithConfig(verb, goArgs, wrapper, cfgPath, cfg)
 		}
 	}
+	if err := buildSupport(cfg, kf.agent, id, wrapper, cfgPath, fwd); err != nil {
+		return err
+	}
+	if key != "" {
+		savePrebuilt(key, cfg)
+	}
+	return runWithConfig(verb, goArgs, wrapper, cfgPath, cfg)
+}
+
+// benchProfiles makes kprof test --profile DIR write an exact profile per
+// benchmark into DIR (created if needed), through the environment the
+// test binaries inherit.
+func benchProfiles(verb, profile string) error {
+	if verb != "test" {
+		return usageError{errors.New("--profile is a flag of kprof test (one profile per benchmark)")}
+	}
+	if m := os.Getenv("KPROF_MODE"); m != "" && m != "exact" {
+		return usageError{fmt.Errorf("--profile writes exact profiles; KPROF_MODE=%s asks for another mode", m)}
+	}
+	dir, err := filepath.Abs(profile)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o777)
+	}
+	if err != nil {
+		return fmt.Errorf("--profile %s: %v", profile, err)
+	}
+	os.Setenv("KPROF_MODE", "exact")
+	os.Setenv("KPROF_BENCH_PROFILES", dir)
+	return nil
+}
+
+// buildSupport builds the packages linked into instrumented programs (the
+// counter, and the agent with its dependencies) with the user's build
+// flags fwd, through the wrapper, and records their export data in cfg:
+// the packages the runtime depends on are left alone (cfg.Skip), and the
+// instrumented runtime and standard library are built on the way.
+func buildSupport(cfg *toolexec.Config, agent, id, wrapper, cfgPath string, fwd []string) error {
 	skip, err := goOutput("", nil, "list", "-deps", "-f", "{{.ImportPath}}", "runtime")
 	if err != nil {
 		return err
@@ -289,7 +314,7 @@ func runGo(verb string, args []string) error {
 		cfg.Skip[p] = true
 	}
 	dir := ""
-	if kf.agent == defaultAgent {
+	if agent == defaultAgent {
 		if dir, err = supportModule(id); err != nil {
 			return err
 		}
@@ -330,17 +355,14 @@ func runGo(verb string, args []string) error {
 	if err := exports(rewrite.CounterPath, false); err != nil {
 		return err
 	}
-	if err := exports(kf.agent, true); err != nil {
+	if err := exports(agent, true); err != nil {
 		return err
 	}
 	progress.done()
-	if kf.verbose {
+	if cfg.Verbose {
 		fmt.Fprintf(os.Stderr, "kprof: support packages ready in %v\n", time.Since(start).Round(time.Millisecond))
 	}
-	if key != "" {
-		savePrebuilt(key, cfg)
-	}
-	return runWithConfig(verb, goArgs, wrapper, cfgPath, cfg)
+	return nil
 }
 
 // runWithConfig runs the go command with the wrapper and its configuration.
