@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/kprof/kprof/overlap"
-
 	"github.com/kprof/kprof/profile"
 )
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
-
 	"github.com/kprof/kprof/profile"
 	"github.com/kprof/kprof/profile/profiletest"
 )

@@ -12,7 +12,6 @@ import (
 	"unicode"
 
 	"github.com/kprof/kprof/overlap"
-
 	"github.com/kprof/kprof/profile"
 )
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/overlap"
-
 	"github.com/kprof/kprof/profile"
 )
 

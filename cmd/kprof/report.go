@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kprof/kprof/overlap"
-
 	"github.com/kprof/kprof/profile"
 	"github.com/kprof/kprof/reports"
 )

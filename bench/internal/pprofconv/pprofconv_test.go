@@ -6,7 +6,6 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/kprof/kprof/overlap"
-
 	"github.com/kprof/kprof/profile"
 )
 
