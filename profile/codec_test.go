@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -317,5 +318,58 @@ func TestWriteFile(t *testing.T) {
 	os.WriteFile(bad, []byte("KPROF"), 0o644)
 	if _, err := ParseFile(bad); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), bad) {
 		t.Errorf("ParseFile(bad) = %v, want ErrCorrupt naming the file", err)
+	}
+}
+
+// TestWriteFileSpecial: WriteFile writes into a named pipe or a device
+// (KPROF_OUT=/dev/null) instead of renaming a file over it, and through a
+// symbolic link, which it keeps.
+func TestWriteFileSpecial(t *testing.T) {
+	dir := t.TempDir()
+	p := testProfiles()["full"]
+	want := encode(t, p)
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		data, err := os.ReadFile(fifo)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- data
+	}()
+	if err := p.WriteFile(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if data := <-got; !bytes.Equal(data, want) {
+		t.Errorf("read %d bytes from the pipe, want the profile's %d", len(data), len(want))
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe is now %v (%v)", fi.Mode(), err)
+	}
+
+	if err := p.WriteFile(os.DevNull); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s is now %v (%v)", os.DevNull, fi.Mode(), err)
+	}
+
+	target := filepath.Join(dir, "target.kprof")
+	link := filepath.Join(dir, "link.kprof")
+	if err := os.Symlink("target.kprof", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteFile(link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is now %v (%v)", fi.Mode(), err)
+	}
+	if data, err := os.ReadFile(target); err != nil || !bytes.Equal(data, want) {
+		t.Errorf("the link's target holds %d bytes (%v), want the profile", len(data), err)
 	}
 }

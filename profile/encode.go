@@ -45,8 +45,15 @@ func (p *Profile) WriteFile(path string) error {
 }
 
 // writeFile writes the named file atomically with write: a temporary file
-// in the same directory, synced and renamed over path.
+// in the same directory, synced and renamed over path. A path that names
+// something other than a regular file (/dev/null, /dev/stdout, a named
+// pipe) is written in place, not replaced; a symbolic link is followed, so
+// the file it points to is replaced and the link kept.
 func writeFile(path string, write func(io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return writeInPlace(path, write)
+	}
+	path = followLinks(path)
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write profile: %w", err)
@@ -71,6 +78,43 @@ func writeFile(path string, write func(io.Writer) error) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// followLinks returns the path a chain of symbolic links at path leads to,
+// whether or not that file exists yet (path itself if it is no link).
+func followLinks(path string) string {
+	for range 40 { // as many links as Linux follows
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		dest, err := os.Readlink(path)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(path), dest)
+		}
+		path = dest
+	}
+	return path
+}
+
+// writeInPlace writes to the existing file at path, a device or a pipe,
+// with write.
+func writeInPlace(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write profile: %w", err)
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write profile %s: %w", path, err)
+	}
+	return nil
 }
 
 // encode returns the file bytes of p.

@@ -232,7 +232,8 @@ func loadProfile(path string) (*profile.Profile, error) {
 	return p, nil
 }
 
-// writeFile writes the named file with write, removing it if that fails.
+// writeFile writes the named file with write, removing it if that fails
+// and it is a regular file (not /dev/null or a pipe).
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
@@ -247,7 +248,9 @@ func writeFile(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(path)
+		if fi, serr := os.Lstat(path); serr == nil && fi.Mode().IsRegular() {
+			os.Remove(path)
+		}
 	}
 	return err
 }
