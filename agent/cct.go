@@ -1090,7 +1090,7 @@ func (a *CCT) WriteFinal(path string, meta profile.Meta) error {
 	return err
 }
 
-// tree is a state's tree as an profile.Tree.
+// tree is a state's tree as a profile.Tree.
 type tree struct{ g *gstate }
 
 func (t tree) Root() *node                  { return &t.g.root }

@@ -193,3 +193,36 @@ func TestWriteFinal(t *testing.T) {
 		})
 	}
 }
+
+// WriteFinal of a tree in which two distinct functions share name, file
+// and line (a custom agent's tables can hold such twins) falls back to
+// Profile, which merges them: the file is the one Profile writes.
+func TestWriteFinalTwins(t *testing.T) {
+	twin := &Func{Name: fa.Name, File: fa.File, Line: fa.Line}
+	a := NewCCT(Settings{Mode: profile.ModeExact})
+	*counter.Local() = nil
+	a.Register()
+	a.Sample([]*Func{fb, fa}, 0, 3)
+	a.Sample([]*Func{fb, twin}, 0, 4)
+	a.Exit(0)
+	meta := profile.Meta{Program: "t"}
+	dir := t.TempDir()
+	want, got := filepath.Join(dir, "want.kprof"), filepath.Join(dir, "got.kprof")
+	if err := a.Profile(meta).WriteFile(want); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteFinal(got, meta); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(want)
+	if b, err := os.ReadFile(got); err != nil || !bytes.Equal(b, w) {
+		t.Errorf("WriteFinal's file differs from Profile's: %v", err)
+	}
+	p, err := profile.ParseFile(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Root.Children[0].Find(profile.Func{Name: fa.Name, File: fa.File, Line: fa.Line}); n == nil || n.Instructions != 7 {
+		t.Errorf("the twins' context: %+v, want their 7 instructions merged", n)
+	}
+}
