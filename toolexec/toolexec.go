@@ -591,6 +591,15 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 	if len(diverged) == 0 {
 		return nil, nil
 	}
+	for _, sp := range cfg.Support {
+		// The runtime's own dependencies (never instrumented): their
+		// test binaries have a runtime of their own, and with it every
+		// instrumented package was compiled against the prebuilt
+		// counter, which no longer fits.
+		if p := sp.ImportPath; diverged[p] && cfg.Skip[p] {
+			return nil, fmt.Errorf("kprof: cannot build this test binary: it has its own version of %s, which the runtime depends on, so kprof's counter would not fit the packages compiled against it; kprof does not instrument the runtime and its dependencies: test them with go test", p)
+		}
+	}
 	rel, err := toolchain.Lookup(cfg.GoVersion)
 	if err != nil {
 		return nil, err

@@ -50,4 +50,13 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("want one line %q and exit status 1, got %v:\n%s", want, err, out)
 		}
 	})
+	t.Run("test of a runtime dependency", func(t *testing.T) {
+		// internal/cpu's test binary has a runtime of its own: a clear
+		// error, not the linker's fingerprint mismatch.
+		out, err := runCmd(fig4, nil, kprofBin, "test", "-run", "^$", "internal/cpu")
+		want := "own version of internal/cpu, which the runtime depends on"
+		if err == nil || !strings.Contains(out, want) || !strings.Contains(out, "test them with go test") {
+			t.Errorf("want an error saying %q, got %v:\n%s", want, err, out)
+		}
+	})
 }
