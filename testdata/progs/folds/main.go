@@ -136,6 +136,52 @@ func orLeaf(xs []int) int {
 	return n
 }
 
+// A state machine after encoding/json/jsontext's (Go 1.27): push is
+// inlined into pushAll, and the small leaves full and bump into push's
+// inlined body, where their checks fold into push's accumulator. bump
+// stands after push's final check on its path (a block that returns
+// checks at its start), and push's inlined return is a plain block,
+// "~R0 = 0; goto .i0": bump's charges must stay in the count (folded,
+// they were lost sampled and counted twice exact).
+type state uint64
+
+func (s state) full() bool { return s&3 == 3 }
+
+func (s *state) bump() { *s += 4 }
+
+type machine struct {
+	stack []state
+	last  state
+}
+
+func (m *machine) push() int {
+	switch {
+	case m.last.full():
+		return 1
+	case len(m.stack) == 64:
+		return 2
+	default:
+		m.last.bump()
+		m.stack = append(m.stack, m.last)
+		return 0
+	}
+}
+
+//go:noinline
+func pushAll(m *machine, n int) int {
+	bad := 0
+	for i := 0; i < n; i++ {
+		m.last = state(i % 5)
+		if m.push() != 0 {
+			bad++
+		}
+		if len(m.stack) == 64 {
+			m.stack = m.stack[:0]
+		}
+	}
+	return bad + len(m.stack)
+}
+
 func main() {
 	xs := make([]int, 200)
 	for i := range xs {
@@ -150,5 +196,7 @@ func main() {
 		ys[i] = i
 	}
 	total += guarded(sumChecked, xs) + guarded(sumChecked, ys) + guarded(leafThenCall, xs[:10]) + guarded(leafThenCall, ys)
+	var m machine
+	total += pushAll(&m, 2000)
 	println(total)
 }

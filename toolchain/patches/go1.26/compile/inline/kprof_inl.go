@@ -7,7 +7,9 @@ package inline
 import (
 	"cmd/compile/internal/ir"
 	"cmd/compile/internal/types"
+	"cmp"
 	"go/constant"
+	"slices"
 	"strings"
 )
 
@@ -83,7 +85,7 @@ func kprofScan(fn *ir.Func) bool {
 			// "{ _kq0 = f(); counter.Pop(); return }" (rewrite's
 			// emitNamedReturn): the results are evaluated after the
 			// final flush. Any assignment to a result counts.
-			if kprofAssigns(x) {
+			if kprofAssigns(x, nil) {
 				mark(x)
 			}
 		case ir.OCALLFUNC:
@@ -105,7 +107,8 @@ func kprofScan(fn *ir.Func) bool {
 // check, no push) — whose charges could go from the goroutine's count to
 // callerfn's accumulator, where callerfn's next check or flush takes
 // them, as it took them from the count. A call evaluated after callerfn's
-// last flush keeps its charges in the count.
+// last flush keeps its charges in the count. An inlined call inside a body
+// inlined into callerfn is a candidate too, for that body's accumulator.
 func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, parent int) {
 	name, counter := kprofCallee(call)
 	if counter {
@@ -118,9 +121,9 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 		}
 	}
 	if parent >= 0 {
-		// Inside an inlined body. (Folding there into the body's own
-		// accumulator lost counts in sample mode in Go 1.27's
-		// encoding/json/jsontext, for a reason not found yet.)
+		// Inside an inlined body: its own accumulator, if it has one,
+		// is known once inlining is done (kprofInlined).
+		kprofCands = append(kprofCands, kprofCand{fn: callerfn, res: res})
 		return
 	}
 	if kp := kprofAccumulator(callerfn, call); kp != nil {
@@ -128,8 +131,104 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	}
 }
 
-// kprofAssigns reports whether assignment x assigns a result parameter.
-func kprofAssigns(x ir.Node) bool {
+// kprofInlined returns the accumulator of the inlined body that holds res
+// in its own code, if that body has one and no call may follow res in it
+// before it flushes (kprofSearch; falling off the body's end counts as a
+// call), and res is not evaluated after its last flush: in an assignment
+// to its results (an inlined return statement's, which follows its final
+// check) or a panic's argument.
+func kprofInlined(fn *ir.Func, res ir.Node) *ir.Name {
+	enc := kprofEnclosing(fn, res)
+	if enc == nil {
+		return nil
+	}
+	var kp *ir.Name
+	late := false
+	kprofOwn(enc.Body, func(x ir.Node) {
+		switch x.Op() {
+		case ir.ONAME:
+			if n := x.(*ir.Name); kp == nil && kprofLocal(n) && n.InlLocal() && n.Type().Kind() == types.TINT64 {
+				kp = n
+			}
+		case ir.OAS, ir.OAS2, ir.OAS2FUNC:
+			if kprofAssigns(x, enc.ReturnVars) && ir.Any(x, func(y ir.Node) bool { return y == res }) {
+				late = true
+			}
+		case ir.OPANIC:
+			if ir.Any(x, func(y ir.Node) bool { return y == res }) {
+				late = true
+			}
+		}
+	})
+	if kp == nil || late {
+		return nil
+	}
+	if found, after, open := kprofSearch(enc.Body, res); !found || after || open {
+		return nil
+	}
+	return kp
+}
+
+// kprofEnclosing returns the inlined call whose body holds res in its own
+// code (not in a body inlined into it), or nil.
+func kprofEnclosing(fn *ir.Func, res ir.Node) *ir.InlinedCallExpr {
+	var enc, found *ir.InlinedCallExpr
+	var visit func(x ir.Node) bool
+	visit = func(x ir.Node) bool {
+		if x == res {
+			found = enc
+			return true
+		}
+		r, ok := x.(*ir.InlinedCallExpr)
+		if !ok {
+			return ir.DoChildren(x, visit)
+		}
+		for _, y := range r.Init() { // the arguments: the caller's code
+			if visit(y) {
+				return true
+			}
+		}
+		outer := enc
+		enc = r
+		for _, y := range r.Body {
+			if visit(y) {
+				return true
+			}
+		}
+		enc = outer
+		return false
+	}
+	for _, x := range fn.Body {
+		if visit(x) {
+			break
+		}
+	}
+	return found
+}
+
+// kprofOwn calls f for each node of list in its own code: not in the
+// bodies of calls inlined into it.
+func kprofOwn(list ir.Nodes, f func(ir.Node)) {
+	var visit func(x ir.Node) bool
+	visit = func(x ir.Node) bool {
+		f(x)
+		if r, ok := x.(*ir.InlinedCallExpr); ok {
+			for _, y := range r.Init() {
+				visit(y)
+			}
+			return false
+		}
+		return ir.DoChildren(x, visit)
+	}
+	for _, x := range list {
+		visit(x)
+	}
+}
+
+// kprofAssigns reports whether assignment x assigns one of vars, a
+// result parameter or a result kprof named (rewrite's namedResultVar: in an
+// inlined body, a local by then).
+func kprofAssigns(x ir.Node, vars []ir.Node) bool {
 	var lhs []ir.Node
 	switch x := x.(type) {
 	case *ir.AssignStmt:
@@ -138,11 +237,25 @@ func kprofAssigns(x ir.Node) bool {
 		lhs = x.Lhs
 	}
 	for _, l := range lhs {
-		if n, ok := l.(*ir.Name); ok && n.Class == ir.PPARAMOUT {
+		if n, ok := l.(*ir.Name); ok && (n.Class == ir.PPARAMOUT || n.Sym() != nil && kprofNumbered(n.Sym().Name, kprofResultPrefix)) {
 			return true
+		}
+		for _, v := range vars {
+			if l == v {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// kprofNested reports whether c lies inside a body inlined into its
+// function (see kprofCand).
+func kprofNested(c kprofCand) int {
+	if c.kp == nil {
+		return 1
+	}
+	return 0
 }
 
 // kprofAccumulator returns fn's accumulator, if fn has one and call, in
@@ -165,7 +278,8 @@ func kprofAccumulator(fn *ir.Func, call ir.Node) *ir.Name {
 }
 
 // A kprofCand is a fold candidate (see kprofFold): the inlined call res
-// in fn, and fn's accumulator kp.
+// in fn, and fn's accumulator kp (nil: res is inside a body inlined into
+// fn, whose accumulator KprofFoldLate looks for: kprofInlined).
 type kprofCand struct {
 	fn  *ir.Func
 	res *ir.InlinedCallExpr
@@ -189,6 +303,11 @@ var (
 // would leave its charges in an accumulator that the unwinding frame
 // never flushes.
 func KprofFoldLate() {
+	// The candidates in their functions' own code first: an inlined
+	// body that folds as a whole takes the bodies inlined into it along.
+	slices.SortStableFunc(kprofCands, func(a, b kprofCand) int {
+		return cmp.Compare(kprofNested(a), kprofNested(b))
+	})
 	for _, c := range kprofCands {
 		var charges []*ir.InlinedCallExpr
 		var checks []kprofCheck
@@ -197,7 +316,11 @@ func KprofFoldLate() {
 		} else if !kprofOnlyCharges(c.res.Body, &charges, &checks) || len(charges)+len(checks) == 0 {
 			continue
 		}
-		if kprofCallsAfter(c.fn, c.res) {
+		if c.kp == nil {
+			if c.kp = kprofInlined(c.fn, c.res); c.kp == nil {
+				continue
+			}
+		} else if kprofCallsAfter(c.fn, c.res) {
 			continue
 		}
 		for _, k := range checks {
@@ -444,6 +567,18 @@ func kprofFollow(list []ir.Node) (found, after, open bool) {
 		head, _, block := kprofParts(next)
 		if kprofCalls(head, nil) {
 			return true, true, false
+		}
+		if b, ok := next.(*ir.BlockStmt); ok {
+			// A plain block goes on in the same basic block, and what
+			// it holds decides: a return inlined into the body that
+			// holds call is one, "~R0 = x; goto .i0" (the source's own
+			// blocks are gone by now). Skipped, a check folded after
+			// the body's final check had its charges left in an
+			// accumulator that no flush took.
+			if _, after, open := kprofFollow(b.List); !open {
+				return true, after, false
+			}
+			continue
 		}
 		if block {
 			continue
