@@ -86,19 +86,22 @@
 //     compiler turns into an addition to the variable on the same terms
 //     as a leaf's charges (next item).
 //   - When kprof's compiler inlines a small leaf (one that checks only
-//     where it returns, see below) into such a function's own code (not
-//     into a body inlined there), the leaf's charges — its ticks and
-//     those of the leaves inlined into it included — go to that
-//     function's variable instead of the count, and
-//     the leaf's check compares the count with the variable, its slow path
-//     charging the variable first (kprofFold and KprofFoldLate in package
-//     toolchain, counter.SED's k): the leaf is sampled as from the count.
-//     A call evaluated after the caller's last flush (in a return
-//     statement's results or a panic's argument) keeps the leaf's charges
-//     in the count, and so does one that a call (but an intrinsic) or a
-//     panic may follow before that flush (decided when the inliner is done
-//     with the package, when what follows is known): a panic unwinding
-//     the caller, runtime.Goexit or os.Exit would lose them.
+//     where it returns, see below) into such a function's own code, or
+//     into the code of a body inlined there that accumulates too, the
+//     leaf's charges — its ticks and those of the leaves inlined into it
+//     included — go to that function's (or body's) variable instead of the
+//     count, and the leaf's check compares the count with the variable,
+//     its slow path charging the variable first (kprofFold, kprofInlined
+//     and KprofFoldLate in package toolchain, counter.SED's k): the leaf
+//     is sampled as from the count. A call evaluated after the last flush
+//     on its path (in a return statement's results or a panic's argument,
+//     or after the check of a block that returns — inside an inlined body
+//     a return is an assignment to its results and a jump) keeps the
+//     leaf's charges in the count, and so does one that a call (but an
+//     intrinsic) or a panic may follow before that flush (decided when the
+//     inliner is done with the package, when what follows is known): a
+//     panic unwinding the caller, runtime.Goexit or os.Exit would lose
+//     them.
 //
 // All three are exact for every run in which no runtime error (a nil
 // dereference, an index out of range) unwinds a frame: such an error
@@ -140,7 +143,7 @@
 // small leaves and the functions the compiler inlines included; sampled,
 // a leaf takes its share where its check sees what its caller accumulated
 // (the caller does not accumulate, or kprof's compiler folded the check,
-// above). (A leaf that
+// above, also inside an inlined body). (A leaf that
 // charges inside expressions, whose ticks go to the count, or that waits
 // checks on entry instead.) A call to a package
 // that reaches no instrumented code but through the function and interface
