@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,9 +123,16 @@ func Toolexec(cfg *Config, args []string) int {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	var stderr bytes.Buffer
+	if tool == "link" {
+		cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
+	}
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if bytes.Contains(stderr.Bytes(), []byte("fingerprint mismatch: "+rewrite.CounterPath+" ")) {
+				fmt.Fprintln(os.Stderr, runtimeDepsHint)
+			}
 			return ee.ExitCode()
 		}
 		fmt.Fprintln(os.Stderr, "kprof toolexec:", err)
@@ -138,6 +146,13 @@ func Toolexec(cfg *Config, args []string) int {
 	}
 	return 0
 }
+
+// runtimeDepsHint explains the linker's fingerprint mismatch on a kprof
+// package: the test binary of a package the runtime depends on has a
+// runtime of its own.
+const runtimeDepsHint = "kprof: this test binary has its own version of a package the runtime depends on " +
+	"(internal/cpu, internal/abi, …), so kprof's counter, built against the ordinary runtime, does not fit the " +
+	"packages compiled against it; kprof does not instrument the runtime and its dependencies: test them with go test"
 
 // flagValue returns the value of a tool flag given as "-name value" or
 // "-name=value", and the index of the argument holding it.
@@ -590,15 +605,6 @@ func relink(cfg *Config, args []string, linked map[string]string) (map[string]st
 	}
 	if len(diverged) == 0 {
 		return nil, nil
-	}
-	for _, sp := range cfg.Support {
-		// The runtime's own dependencies (never instrumented): their
-		// test binaries have a runtime of their own, and with it every
-		// instrumented package was compiled against the prebuilt
-		// counter, which no longer fits.
-		if p := sp.ImportPath; diverged[p] && cfg.Skip[p] {
-			return nil, fmt.Errorf("kprof: cannot build this test binary: it has its own version of %s, which the runtime depends on, so kprof's counter would not fit the packages compiled against it; kprof does not instrument the runtime and its dependencies: test them with go test", p)
-		}
 	}
 	rel, err := toolchain.Lookup(cfg.GoVersion)
 	if err != nil {
