@@ -651,12 +651,19 @@ func same(fns, stack []*Func, i int) int {
 	// vectorised comparison): a recursion that descends again along its
 	// previous path compares many entries that match.
 	const block = 64
-	// From a multiple of the block (the entries before i match too):
-	// blocks then start at the same place in the cache lines of both.
-	for i &^= block - 1; len(fns)-i >= block; i += block {
-		if mem(fns[i:i+block]) != mem(stack[i:i+block]) {
-			break
+	if len(fns)-i >= block {
+		// From a multiple of the block (the entries before i match too):
+		// blocks then start at the same place in the cache lines of
+		// both. Only when a block follows: otherwise the entries from the
+		// multiple up to i, which match, would be compared one by one
+		// (exact mode's leaf returns at depth 100 compared up to 63 each).
+		j := i &^ (block - 1)
+		for ; len(fns)-j >= block; j += block {
+			if mem(fns[j:j+block]) != mem(stack[j:j+block]) {
+				break
+			}
 		}
+		i = max(i, j)
 	}
 	// Both of the same length: no bounds checks in the loop.
 	for st := stack[:len(fns)]; i < len(fns) && fns[i] == st[i]; {
