@@ -110,30 +110,41 @@ func BenchmarkExactCall(b *testing.B) {
 // call of a small leaf (a function that does not push itself and checks
 // only where it returns, counter.SED): the caller's sample counting the
 // call and the leaf's own sample with the leaf above the stack, which the
-// counter reports unchanged below the leaf. At depth 100 the leaf's sample
-// compares one entry with the path cache, as at depth 10 (it compared up
-// to 63 when the comparison started at a multiple of 64).
+// counter reports unchanged below the leaf — as two calls (SampleCall,
+// Sample) and as one (SampleLeaf). At depth 100 the leaf's sample compares
+// one entry with the path cache, as at depth 10 (it compared up to 63
+// when the comparison started at a multiple of 64).
 func BenchmarkExactLeaf(b *testing.B) {
 	for _, depth := range []int{10, 100} {
-		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
-			funcs := make([]*Func, depth+8)
-			for i := range funcs {
-				funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
+		for _, one := range []bool{false, true} {
+			name := fmt.Sprintf("depth=%d/two", depth)
+			if one {
+				name = fmt.Sprintf("depth=%d/one", depth)
 			}
-			a := NewCCT(Settings{Mode: profile.ModeExact})
-			a.Register()
-			stack := append([]*Func(nil), funcs[:depth+1]...)
-			a.Sample(stack[:depth], 0, 1)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				// The caller calls one of 8 leaves in turn.
-				stack[depth] = funcs[depth+i%8]
-				a.SampleCall(stack[:depth], depth, stack[depth], 3)
-				a.Sample(stack, depth, 5)
-			}
-			b.StopTimer()
-			a.Exit(0)
-		})
+			b.Run(name, func(b *testing.B) {
+				funcs := make([]*Func, depth+8)
+				for i := range funcs {
+					funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
+				}
+				a := NewCCT(Settings{Mode: profile.ModeExact})
+				a.Register()
+				stack := append([]*Func(nil), funcs[:depth+1]...)
+				a.Sample(stack[:depth], 0, 1)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					// The caller calls one of 8 leaves in turn.
+					stack[depth] = funcs[depth+i%8]
+					if one {
+						a.SampleLeaf(stack, depth, 3, 5)
+					} else {
+						a.SampleCall(stack[:depth], depth, stack[depth], 3)
+						a.Sample(stack, depth, 5)
+					}
+				}
+				b.StopTimer()
+				a.Exit(0)
+			})
+		}
 	}
 }
 

@@ -226,3 +226,60 @@ func TestWriteFinalTwins(t *testing.T) {
 		t.Errorf("the twins' context: %+v, want their 7 instructions merged", n)
 	}
 }
+
+// SampleLeaf, exact mode's two samples of a small leaf's call in one,
+// gives the profile the two samples give (SampleCall, then Sample with
+// the leaf on top), recorded counts included, at any depth and with the
+// samples around it as the counter reports them at granularity 0 (the
+// stack below the running function unchanged).
+func TestSampleLeaf(t *testing.T) {
+	fs := []*Func{fa, fb, fc, {Name: "d", File: "p/d.go", Line: 4}}
+	run := func(one bool) []byte {
+		a := NewCCT(Settings{Mode: profile.ModeExact})
+		*counter.Local() = nil
+		a.Register()
+		var stack []*Func
+		x := uint64(1)
+		for i := range 20000 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			if i%5000 == 0 {
+				a.Record(i%10000 == 0)
+			}
+			leaf := fs[x>>8%4]
+			switch r := x % 8; {
+			case r < 3 && len(stack) < 200: // a call: the entry, then the callee's sample
+				a.SampleCall(stack, len(stack), leaf, int64(x>>16%5))
+				stack = append(stack, leaf)
+				a.Sample(stack, len(stack), int64(x>>20%3))
+			case r < 5 && len(stack) > 0: // a return
+				stack = stack[:len(stack)-1]
+				a.Sample(stack, len(stack), int64(x>>16%4))
+			default: // a small leaf's call
+				m, n := int64(x>>16%4), int64(x>>24%6)
+				ls := append(stack[:len(stack):len(stack)], leaf)
+				if one {
+					a.SampleLeaf(ls, len(stack), m, n)
+				} else {
+					a.SampleCall(stack, len(stack), leaf, m)
+					a.Sample(ls, len(stack), n)
+				}
+			}
+		}
+		a.Exit(3)
+		var b bytes.Buffer
+		for _, p := range []*profile.Profile{a.Profile(profile.Meta{Program: "t"}), a.RecordProfile(profile.Meta{Program: "t"})} {
+			f := filepath.Join(t.TempDir(), "p.kprof")
+			if err := p.WriteFile(f); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(f)
+			b.Write(data)
+		}
+		return b.Bytes()
+	}
+	if two, one := run(false), run(true); !bytes.Equal(two, one) {
+		t.Errorf("SampleLeaf's profiles differ from those of SampleCall and Sample (%d bytes, %d)", len(one), len(two))
+	}
+}

@@ -37,7 +37,8 @@
 //	  S(self)          sample: the stack, self on top unless pushed
 //	  SL(self)         S at a loop header or MaxPath check: no context change (exact mode takes none)
 //	  SE(callee)       at a function's entry: what is pending is the caller's
-//	  SED(k, callee, n, self)  SE then S, for a small leaf or an entry block that returns (k: see SED)
+//	  SED(k, callee, n, self)  SE then S, for a small leaf or an entry block that returns (k: see SED);
+//	                           one call of the agent at granularity 0 (LeafSampler)
 //	  SK(k, self), SLK(k, self)  S, SL after charging k
 //	  SD(self, d)      S with the stack cut at depth d (returns inside range-over-func bodies)
 //	the reified stack
@@ -99,6 +100,7 @@ var (
 	callCounter CallCounter // agent, if it counts calls (asserted once, not per sample)
 	exitClaimer ExitClaimer // agent, if it claims exiting goroutines' tails
 	slotReuser  SlotReuser  // agent, if it reuses the slots of goroutines that ended
+	leafSampler LeafSampler // agent, if it takes a small leaf's two samples in one call
 )
 
 // Install connects the agent. It must be called before any goroutine other
@@ -108,6 +110,10 @@ func Install(a Agent) {
 	callCounter, _ = a.(CallCounter)
 	exitClaimer, _ = a.(ExitClaimer)
 	slotReuser, _ = a.(SlotReuser)
+	leafSampler, _ = a.(LeafSampler)
+	if callCounter == nil {
+		leafSampler = nil // (its samples count calls)
+	}
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.
 	s := st()

@@ -259,10 +259,32 @@ func SE(callee *Func) {
 // caller's accumulator (package toolchain, KprofFoldLate); the check then
 // compares the count with the accumulator, and k holds n too.
 //
+// At granularity 0 (exact mode) both checks always fire, and an agent
+// that takes both samples in one call (LeafSampler) gets one call: a
+// small leaf's call then costs one crossing into the agent, not two.
+//
 //go:noinline
 func SED(k int64, callee *Func, n int64, self *Func) {
 	s := st()
 	s.Count -= k
+	if s.Gran == 0 && self == callee && leafSampler != nil && s.Count+n <= 0 {
+		// (Count+n is the count before the leaf's charge: the entry
+		// check is due. With n ≥ 0 and a granularity of 0 after it,
+		// so is the final one.)
+		if d := s.Depth; ready(s, d+1) {
+			m := -(s.Count + n) // the caller's part: Gran (0) - count
+			enterAgent(s)
+			s.Stack[d] = uintptr(unsafe.Pointer(self))
+			s.Depth = d + 1 // (as S: instrumented code the agent calls pushes above)
+			g := leafSampler.SampleLeaf(stackOf(s, d+1), fromOf(s, d), m, n)
+			s.Depth = d
+			if g != 0 {
+				mark(s, d+1)
+			}
+			leaveAgent(s, m+n, g)
+			return
+		}
+	}
 	s.Count += n
 	if s.Count <= 0 {
 		SE(callee)
@@ -306,6 +328,20 @@ func SLK(k int64, self *Func) {
 // functions without checks (small loop-free leaves) are not counted.
 type CallCounter interface {
 	SampleCall(stack []*Func, from int, callee *Func, n int64) int64
+}
+
+// LeafSampler is implemented by agents that count calls (CallCounter) and
+// take a small leaf's two samples at granularity 0 in one call (SED):
+// SampleLeaf(stack, from, m, n) is SampleCall(stack[:k], from, stack[k], m)
+// followed by Sample(stack, k, n), k = len(stack)-1 — the caller's m
+// instructions in the caller's context and the call of the leaf
+// stack[k], then the leaf's own n instructions with the leaf on top — and
+// returns what that Sample would. The counter calls it only when the
+// previous sample asked for granularity 0; an agent implements it only if
+// its SampleCall then asks for 0 again (so that the leaf's sample is
+// due), as exact mode does.
+type LeafSampler interface {
+	SampleLeaf(stack []*Func, from int, m, n int64) int64
 }
 
 func sample(self, callee *Func) {

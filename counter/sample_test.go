@@ -2,6 +2,7 @@ package counter
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -32,7 +33,7 @@ func fresh(t *testing.T, gran int64) *fakeAgent {
 	plain = state{}
 	r := &fakeAgent{gran: gran}
 	Install(r)
-	t.Cleanup(func() { agent, callCounter, exitClaimer, slotReuser = nil, nil, nil, nil })
+	t.Cleanup(func() { agent, callCounter, exitClaimer, slotReuser, leafSampler = nil, nil, nil, nil, nil })
 	// The goroutine registers at its first check (which makes its stack
 	// buffer); at granularity 0 it also samples there.
 	due()
@@ -184,5 +185,101 @@ func TestParkedSlot(t *testing.T) {
 	// is a granularity later.)
 	if n := len(r.samples); n != 2 {
 		t.Errorf("%d samples, want 2", n)
+	}
+}
+
+// callAgent is a fakeAgent that counts calls (CallCounter) and logs each
+// sample with its instructions; with leaf set it also takes a small
+// leaf's two samples in one call (LeafSampler), logged as the two.
+type callAgent struct {
+	log   []string
+	calls int // SampleLeaf calls
+}
+
+type leafAgent struct{ callAgent }
+
+func (r *callAgent) Register() int64 { return 0 }
+func (r *callAgent) Exit(int64)      {}
+func (r *callAgent) Sample(stack []*Func, from int, n int64) int64 {
+	r.log = append(r.log, fmt.Sprintf("S %s from %d n %d", names(stack), from, n))
+	return 0
+}
+func (r *callAgent) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
+	r.log = append(r.log, fmt.Sprintf("SE %s from %d callee %s n %d", names(stack), from, callee.Name, n))
+	return 0
+}
+func (r *leafAgent) SampleLeaf(stack []*Func, from int, m, n int64) int64 {
+	r.calls++
+	k := len(stack) - 1
+	r.SampleCall(stack[:k], from, stack[k], m)
+	return r.Sample(stack, k, n)
+}
+
+func names(fs []*Func) string {
+	s := "["
+	for i, f := range fs {
+		if i > 0 {
+			s += " "
+		}
+		s += f.Name
+	}
+	return s + "]"
+}
+
+// TestLeafSampler: at granularity 0, a small leaf's slow path (SED) hands
+// both samples to an agent that takes them in one call (LeafSampler), with
+// what the two calls would get, and leaves the count as they would.
+func TestLeafSampler(t *testing.T) {
+	f, g, leaf, other := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "leaf"}, &Func{Name: "other"}
+	run := func(a Agent) (log []string, done, count int64) {
+		plain = state{}
+		Install(a)
+		t.Cleanup(func() { agent, callCounter, exitClaimer, slotReuser, leafSampler = nil, nil, nil, nil, nil })
+		due()
+		S(nil) // registers
+		grow(st(), 64)
+		P(f)
+		P(g)
+		C(7)
+		// A leaf of 5 instructions called after the caller ran 7, one of
+		// 0 right after it, one whose caller folded 4 into it (k), and a
+		// check whose sample names another function than the entry (no
+		// single call: the counter takes the two samples).
+		for _, c := range []struct {
+			k, n  int64
+			self  *Func
+			extra int64
+		}{{0, 5, leaf, 0}, {0, 0, leaf, 0}, {4, 3, leaf, 0}, {0, 2, other, 3}} {
+			C(c.extra)
+			if D(c.n) {
+				SED(c.k, leaf, c.n, c.self)
+			}
+		}
+		Pop()
+		C(1)
+		if D(0) {
+			S(f)
+		}
+		var log0 []string
+		switch r := a.(type) {
+		case *callAgent:
+			log0 = r.log
+		case *leafAgent:
+			log0 = r.log
+		}
+		return log0, st().Done, st().Count
+	}
+	two := &callAgent{}
+	wantLog, wantDone, wantCount := run(two)
+	one := &leafAgent{}
+	log, done, count := run(one)
+	if fmt.Sprint(log) != fmt.Sprint(wantLog) {
+		t.Errorf("samples with LeafSampler:\n%s\nwithout:\n%s", strings.Join(log, "\n"), strings.Join(wantLog, "\n"))
+	}
+	if done != wantDone || count != wantCount {
+		t.Errorf("Done %d, Count %d; want %d, %d", done, count, wantDone, wantCount)
+	}
+	if one.calls != 3 {
+		t.Errorf("%d calls of SampleLeaf, want 3 (the leaf sampling itself)", one.calls)
 	}
 }

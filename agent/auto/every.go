@@ -69,6 +69,15 @@ func (e *everyAgent) SampleCall(stack []*agent.Func, from int, callee *agent.Fun
 	return g
 }
 
+// SampleLeaf implements counter.LeafSampler as its two samples, each
+// counted after it, as they were before they were one call: a file then
+// ends at the same sample.
+func (e *everyAgent) SampleLeaf(stack []*agent.Func, from int, m, n int64) int64 {
+	k := len(stack) - 1
+	e.SampleCall(stack[:k], from, stack[k], m)
+	return e.Sample(stack, k, n)
+}
+
 // count adds a sample's n instructions to the total and writes a delta
 // profile if the total reached a multiple of N. (Function-style atomics:
 // see agent.CCT's exiting.)
