@@ -87,14 +87,7 @@ func BenchmarkSample(b *testing.B) {
 // reported unchanged, as the counter reports it at granularity 0.
 func BenchmarkExactCall(b *testing.B) {
 	const depth = 10
-	funcs := make([]*Func, depth+8)
-	for i := range funcs {
-		funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
-	}
-	a := NewCCT(Settings{Mode: profile.ModeExact})
-	a.Register()
-	stack := append([]*Func(nil), funcs[:depth+1]...)
-	a.Sample(stack[:depth], 0, 1)
+	a, funcs, stack := exactAtDepth(depth)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		// The caller calls one of 8 callees in turn.
@@ -122,14 +115,7 @@ func BenchmarkExactLeaf(b *testing.B) {
 				name = fmt.Sprintf("depth=%d/one", depth)
 			}
 			b.Run(name, func(b *testing.B) {
-				funcs := make([]*Func, depth+8)
-				for i := range funcs {
-					funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
-				}
-				a := NewCCT(Settings{Mode: profile.ModeExact})
-				a.Register()
-				stack := append([]*Func(nil), funcs[:depth+1]...)
-				a.Sample(stack[:depth], 0, 1)
+				a, funcs, stack := exactAtDepth(depth)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					// The caller calls one of 8 leaves in turn.
@@ -163,4 +149,19 @@ func BenchmarkGoroutineLife(b *testing.B) {
 		a.Register()
 		a.ExitClaim(claim)
 	}
+}
+
+// exactAtDepth returns an exact-mode agent whose goroutine has sampled a
+// stack of depth functions, the functions (depth of them and 8 callees
+// above) and a stack with room for one callee on top.
+func exactAtDepth(depth int) (*CCT, []*Func, []*Func) {
+	funcs := make([]*Func, depth+8)
+	for i := range funcs {
+		funcs[i] = &Func{Name: fmt.Sprintf("f%d", i)}
+	}
+	a := NewCCT(Settings{Mode: profile.ModeExact})
+	a.Register()
+	stack := append([]*Func(nil), funcs[:depth+1]...)
+	a.Sample(stack[:depth], 0, 1)
+	return a, funcs, stack
 }
