@@ -209,9 +209,13 @@ func (n *node) childOf(f *Func, a *arena) *node {
 // the rest of an exact-mode sample.
 type gstate struct {
 	busy   bool
-	verify bool   // Settings.VerifyPaths
-	owner  uint64 // CCT.id of the agent that made it
-	root   node
+	verify bool // Settings.VerifyPaths
+	// take is set when the goroutine's tree reaches mergeNodes contexts or a
+	// power of two above:
+	// at the end of the sample it takes the merged tree (CCT.take).
+	take  bool
+	owner uint64 // CCT.id of the agent that made it
+	root  node
 	// The path cache (paper Fig. 9): path[i] is the node of fns[:i+1], and
 	// fns[:n] the stack of the goroutine's previous sample. The entries
 	// beyond n are those of an earlier, deeper sample, kept: a stack that
@@ -304,6 +308,12 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 	switch {
 	case c == nil:
 		c = n.childOf(f, &g.nodes)
+		// At mergeNodes contexts and each power of two above (the
+		// goroutines that ran before may still be ending), a goroutine's
+		// state, not the merged tree or scratch, tries to take the
+		// merged tree.
+		k := g.nodes.n
+		g.take = g.take || k >= mergeNodes && k&(k-1) == 0 && g.owner != 0
 	case prev != nil:
 		prev.next = c.next
 		c.next = n.child
@@ -477,6 +487,9 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 	} else {
 		g.addLater(cur, n, a.recording.Load())
 	}
+	if g.take {
+		a.take(g)
+	}
 	g.busy = false
 	return a.next(g)
 }
@@ -541,6 +554,9 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		if n > 0 {
 			g.addLater(g.context(stack, from), n, rec)
 		}
+		if g.take {
+			a.take(g)
+		}
 		g.busy = false
 		return a.next(g)
 	}
@@ -580,6 +596,9 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	c.calls++
 	if rec {
 		g.nodes.rec(c).calls++
+	}
+	if g.take {
+		a.take(g)
 	}
 	g.busy = false
 	return 0
@@ -623,6 +642,9 @@ func (a *CCT) SampleLeaf(stack []*Func, from int, m, n int64) int64 {
 	g.last = c
 	g.total += m + n
 	g.nsamp++
+	if g.take {
+		a.take(g)
+	}
 	g.busy = false
 	return 0
 }
@@ -811,6 +833,63 @@ func (g *gstate) merge(src *gstate, free bool) {
 	}
 }
 
+// take gives the calling goroutine's state g, whose tree has just reached
+// mergeNodes contexts or a power of two above, the merged tree, if that
+// is larger and no one holds a.mu: g's tree is merged into it (the smaller one copied) and it
+// becomes g's, the merged tree empty. Goroutines that run one after the
+// other (a benchmark's runs, a test binary's tests, -count) then grow one
+// tree, not each their own copy of the contexts the ones before them
+// made: without it, the second run of fmt's ScanRecursiveInt benchmark in
+// exact mode doubled the peak memory (a tree of 4.8 million contexts
+// each). The goroutine gives the tree back when it ends (exit, adopt).
+// It runs at the end of a sample, once its context is counted: g's path
+// cache and latest context point into the tree that is merged; the
+// latest context is found again in the new tree, and the next sample
+// compares its whole stack.
+func (a *CCT) take(g *gstate) {
+	g.take = false
+	if !a.mu.TryLock() {
+		return
+	}
+	m := a.merged
+	if m.nodes.n > g.nodes.n {
+		// g's latest context, as the path to it, kept in the path
+		// cache's arrays (the sample may have made a path deeper than
+		// mergeNodes).
+		d := 0
+		for x := g.last; x != nil && x.parent != nil; x = x.parent {
+			d++
+		}
+		g.reserve(d)
+		fns := g.fns[:d]
+		for x, i := g.last, d-1; i >= 0; x, i = x.parent, i-1 {
+			fns[i] = x.fn
+		}
+		hadLast := g.last != nil
+		m.merge(g, true) // (empties g's path cache, not its arrays)
+		g.root, m.root = m.root, node{}
+		for c := g.root.child; c != nil; c = c.next {
+			c.parent = &g.root
+		}
+		g.nodes, m.nodes = m.nodes, g.nodes
+		clear(g.kids)
+		clear(m.kids)
+		m.path, m.fns, m.n, m.last = m.path[:0], m.fns[:0], 0, nil
+		if hadLast {
+			// The path cache holds it again; the next sample, with n
+			// 0, compares its whole stack with it.
+			path := g.path[:d]
+			cur := &g.root
+			for i, f := range fns {
+				cur = g.child(cur, f)
+				path[i] = cur
+			}
+			g.path, g.fns, g.last = path, fns, cur
+		}
+	}
+	a.mu.Unlock()
+}
+
 // adopt merges the tree of src into g's and empties src's, as
 // merge(src, true) does; when src's tree is the larger, the two trees
 // change places first, so that the smaller one is copied: a goroutine
@@ -928,8 +1007,8 @@ func (a *CCT) ExitClaim(claim func() int64) { a.exit(claim, 0) }
 // exit ends the calling goroutine; its tail is n, or what claim returns.
 // Its state stays in its slot, for the next goroutine on its g: the
 // counts stay in the state's tree, which is merged into the CCT's only
-// once it is large, and then only if no one holds a.mu — exit takes no
-// lock and costs a few instructions, the merge aside.
+// once it is large (under a.mu) — exit of a goroutine with a small tree
+// takes no lock and costs a few instructions.
 func (a *CCT) exit(claim func() int64, n int64) {
 	g := (*gstate)(*counter.Local())
 	if g == nil || g.owner != a.id {
@@ -979,7 +1058,11 @@ func (a *CCT) exit(claim func() int64, n int64) {
 	}
 	g.last = nil
 	g.busy = false
-	if g.nodes.n >= mergeNodes && a.mu.TryLock() {
+	if g.nodes.n >= mergeNodes {
+		// Waiting if need be: a large tree left on the g instead would
+		// not be there for the goroutine that runs next on another g
+		// (take), which would grow a copy of it.
+		a.mu.Lock()
 		a.merged.adopt(g)
 		a.mu.Unlock()
 	}
@@ -1214,9 +1297,11 @@ func (a *CCT) stopped() (restart func()) {
 
 // spinlock guards the CCT's shared state: the list of states, the merged
 // tree, and readers of both. It is taken when a goroutine first runs on a
-// runtime g, when an ending goroutine merges its tree (TryLock: never
-// waiting), and when the profile is read, never on the sample path; unlike
-// sync.Mutex it runs no instrumented code and needs no heap.
+// runtime g, when an ending goroutine merges a large tree, when the
+// profile is read, and on the sample path only when a goroutine's tree
+// reaches a power of two of at least mergeNodes contexts (take, with
+// TryLock: never waiting); unlike sync.Mutex it runs no instrumented code
+// and needs no heap.
 type spinlock struct{ v int32 }
 
 func (l *spinlock) Lock() {

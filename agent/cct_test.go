@@ -2,9 +2,11 @@ package agent
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/kprof/kprof/counter"
 	"github.com/kprof/kprof/overlap"
@@ -281,5 +283,111 @@ func TestSampleLeaf(t *testing.T) {
 	}
 	if two, one := run(false), run(true); !bytes.Equal(two, one) {
 		t.Errorf("SampleLeaf's profiles differ from those of SampleCall and Sample (%d bytes, %d)", len(one), len(two))
+	}
+}
+
+// A goroutine whose tree reaches mergeNodes contexts takes the merged
+// tree, larger, that goroutines which ended left (CCT.take): goroutines
+// that run the same code one after the other grow one tree, not one
+// copy each. The profile is the one the same goroutines give in the
+// other order, recorded counts and the tails of ended goroutines
+// included, in both modes; the tree that was taken is read while its
+// goroutine runs, and the goroutine ends right after it took it (its
+// tail goes to its last context, found again in that tree).
+func TestTakeMerged(t *testing.T) {
+	fs := make([]*Func, 40)
+	for i := range fs {
+		fs[i] = &Func{Name: fmt.Sprintf("f%d", i), File: "p/f.go", Line: i}
+	}
+	// run samples a goroutine on a new g: stacks of a recursion through
+	// fs, a tree of about depth²/2 contexts (shift changes the leaves), up
+	// to the sample after which stop reports true or the limit-th, and
+	// returns the number of samples. In exact mode the stack below the
+	// running function is reported unchanged, as the counter does at
+	// granularity 0; in sample mode nothing is.
+	run := func(a *CCT, depth, shift, limit int, stop func() bool) int {
+		*counter.Local() = nil
+		a.Register()
+		from := func(d int) int {
+			if !a.exact {
+				return 0
+			}
+			return d
+		}
+		n := 0
+		done := func() bool {
+			n++
+			return n == limit || stop != nil && stop()
+		}
+		defer a.Record(false)
+		var stack []*Func
+		for d := range depth {
+			stack = append(stack, fs[d%30])
+			a.SampleCall(stack[:d], from(d), stack[d], int64(d%3))
+			if done() {
+				return n
+			}
+			for j := range d % 17 {
+				a.Sample(append(stack[:d+1:d+1], fs[30+(j+shift)%10]), from(d+1), int64(1+j))
+				if done() {
+					return n
+				}
+			}
+			if d == depth/2 {
+				a.Record(true)
+			}
+		}
+		return n
+	}
+	profiles := func(a *CCT) []byte {
+		var b bytes.Buffer
+		for _, p := range []*profile.Profile{a.Profile(profile.Meta{Program: "t"}), a.RecordProfile(profile.Meta{Program: "t"})} {
+			f := filepath.Join(t.TempDir(), "p.kprof")
+			if err := p.WriteFile(f); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(f)
+			b.Write(data)
+		}
+		return b.Bytes()
+	}
+	for _, mode := range []string{profile.ModeSample, profile.ModeExact} {
+		t.Run(mode, func(t *testing.T) {
+			set := Settings{Mode: mode, Granularity: 1}
+			a := NewCCT(set)
+			run(a, 200, 0, -1, nil)
+			a.Exit(5) // merged
+			if n := a.merged.nodes.n; n < 4*mergeNodes {
+				t.Fatalf("the first goroutine's tree merged into %d contexts", n)
+			}
+			took := run(a, 150, 3, -1, func() bool { return a.merged.nodes.n == 0 })
+			g := (*gstate)(*counter.Local())
+			if n := a.merged.nodes.n; n != 0 {
+				t.Fatalf("the merged tree has %d contexts after the second goroutine's %d samples, want 0 (taken)", n, took)
+			}
+			// Read as another goroutine's tree; no context twice: the tree
+			// holds the profile's contexts, and those the second made
+			// before it took the first's, now free.
+			*counter.Local() = nil
+			contexts := 0
+			a.Profile(profile.Meta{Program: "t"}).Walk(func([]profile.Func, *profile.Node) { contexts++ })
+			if g.nodes.n > contexts+mergeNodes {
+				t.Errorf("the second goroutine's tree has %d contexts, the profile %d", g.nodes.n, contexts)
+			}
+			*counter.Local() = unsafe.Pointer(g)
+			a.Exit(7)
+			run(a, 150, 5, -1, nil) // takes the tree again
+			a.Exit(5)
+			b := NewCCT(set) // the second first: it takes nothing
+			run(b, 150, 3, took, nil)
+			b.Exit(7)
+			run(b, 150, 5, -1, nil)
+			b.Exit(5)
+			run(b, 200, 0, -1, nil)
+			b.Exit(5)
+			if got, want := profiles(a), profiles(b); !bytes.Equal(got, want) {
+				t.Errorf("profiles differ from those of the other order (%d bytes, %d)", len(got), len(want))
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -148,6 +149,61 @@ func TestGoroutineChurn(t *testing.T) {
 	}
 }
 
+// TestSequentialGoroutines runs goroutines one after the other that make
+// the same 1.1 million calling contexts (a recursion 1,500 deep whose
+// level k calls a chain k deep), as a benchmark's runs or a test
+// binary's tests do: a goroutine takes the tree those before it left
+// instead of growing its own copy (agent.CCT.take), so four runs peak
+// where one does (they peaked at 2.4 times one run's memory in exact
+// mode, a copy of 70 MB more), and every call is counted.
+func TestSequentialGoroutines(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the peak resident set is read from Linux's /proc")
+	}
+	const n, runs = 1500, 4
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/seqtrees")
+	// peak runs the program and returns its profile and its peak resident
+	// set as it reports it (the rusage of a child counts the memory of the
+	// test process that starts it).
+	peak := func(t *testing.T, mode string, r int) (*profile.Profile, int64) {
+		out := filepath.Join(t.TempDir(), "p.kprof")
+		c := runChild(t, bin, []string{"-n", strconv.Itoa(n), "-runs", strconv.Itoa(r), "-hwm"}, "KPROF_MODE="+mode, "KPROF_OUT="+out)
+		var kb int64
+		if _, err := fmt.Sscanf(c.out[strings.Index(c.out, "hwm "):], "hwm %d kB", &kb); err != nil {
+			t.Fatalf("output %q: %v", c.out, err)
+		}
+		p, err := profile.ParseFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, kb << 10
+	}
+	var exactTotal int64
+	for _, mode := range []string{"exact", "sample"} {
+		t.Run(mode, func(t *testing.T) {
+			_, one := peak(t, mode, 1)
+			p, four := peak(t, mode, runs)
+			t.Logf("peak resident set: %.1f MB for one run, %.1f MB for %d", float64(one)/(1<<20), float64(four)/(1<<20), runs)
+			const slack = 16 << 20
+			if four > one+slack {
+				t.Errorf("%d runs peak at %d MB, one at %d MB: more than 16 MB above", runs, four>>20, one>>20)
+			}
+			if sum := contextSum(p); sum != p.TotalInstructions {
+				t.Errorf("total %d instructions, contexts %d", p.TotalInstructions, sum)
+			}
+			if mode == "exact" {
+				exactTotal = p.TotalInstructions
+				if _, calls := funcStats(p, "main.chain"); calls != runs*n*(n+1)/2 {
+					t.Errorf("main.chain: %d calls, want %d", calls, runs*n*(n+1)/2)
+				}
+			} else if p.TotalInstructions != exactTotal {
+				t.Errorf("total %d instructions, exact mode %d", p.TotalInstructions, exactTotal)
+			}
+		})
+	}
+}
+
 // TestDeepRecursion compares two lists recursively at depth 100,000: the
 // reified stack and the path cache have no cap (the profile has the whole
 // path), and exact mode counts every call. The sampled run checks every
@@ -252,6 +308,15 @@ func BenchmarkDeepRecursion(b *testing.B) {
 func BenchmarkGoroutineChurn(b *testing.B) {
 	bin := kprofBuild(b, buildKprof(b), "../../testdata/churn")
 	benchModes(b, bin, []string{"-n", "100000", "-alive", "100"})
+}
+
+// BenchmarkSequentialGoroutines runs TestSequentialGoroutines' program,
+// four goroutines one after the other that make the same 1.1 million
+// contexts, as BenchmarkDeepRecursion runs its recursion: its MB-exact
+// and MB-sample are those of one tree.
+func BenchmarkSequentialGoroutines(b *testing.B) {
+	bin := kprofBuild(b, buildKprof(b), "../../testdata/seqtrees")
+	benchModes(b, bin, []string{"-n", "1500", "-runs", "4"})
 }
 
 // benchModes runs bin with args in modes off, sample and exact, once per
