@@ -40,6 +40,10 @@ type kprofFlags struct {
 	profile string // kprof test --profile: directory for per-benchmark profiles
 	metric  string // -metric: "instructions" or "cost"
 	table   string // -costtable: a table file (default: cost.Default)
+	// shimFlags are the flags above that change what a build makes, as
+	// given (-costtable's file made absolute), for the go shim's plugin
+	// builds.
+	shimFlags []string
 }
 
 // goValueFlags are the go build/test flags that take a separate value.
@@ -56,7 +60,7 @@ var goValueFlags = map[string]bool{
 
 // forwarded are the flags that change how packages compile: the support
 // packages are prebuilt with them too.
-var forwarded = map[string]bool{"-race": true, "-msan": true, "-asan": true, "-tags": true, "-gcflags": true, "-asmflags": true, "-trimpath": true, "-installsuffix": true}
+var forwarded = map[string]bool{"-buildmode": true, "-linkshared": true, "-race": true, "-msan": true, "-asan": true, "-tags": true, "-gcflags": true, "-asmflags": true, "-trimpath": true, "-installsuffix": true}
 
 // splitArgs separates kprof's flags from the go command's arguments and
 // picks out the go flags the support packages must be built with.
@@ -67,6 +71,8 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 		a := args[i]
 		name, val, hasVal := strings.Cut(a, "=")
 		name = "-" + strings.TrimLeft(name, "-")
+		// shim passes the flag on to the go shim's builds as v.
+		shim := func(v string) { kf.shimFlags = append(kf.shimFlags, name+"="+v) }
 		take := func() (string, error) {
 			if hasVal {
 				return val, nil
@@ -84,6 +90,7 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 				return kf, nil, nil, err
 			}
 			kf.pkgs = append(kf.pkgs, strings.Fields(strings.ReplaceAll(v, ",", " "))...)
+			shim(v)
 			continue
 		case "-maxpath", "-smallleaf":
 			v, err := take()
@@ -99,6 +106,7 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 			} else {
 				kf.opts.SmallLeaf = n
 			}
+			shim(v)
 			continue
 		case "-metric", "-costtable":
 			v, err := take()
@@ -109,7 +117,11 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 				kf.metric = v
 			} else {
 				kf.table = v
+				if abs, err := filepath.Abs(v); err == nil {
+					v = abs
+				}
 			}
+			shim(v)
 			continue
 		case "-agent":
 			v, err := take()
@@ -117,15 +129,18 @@ func splitArgs(args []string) (kf kprofFlags, goArgs, fwd []string, err error) {
 				return kf, nil, nil, err
 			}
 			kf.agent = v
+			shim(v)
 			continue
 		case "-kprof.v":
 			kf.verbose = true
 			continue
 		case "-kprof.stockcompiler":
 			kf.stock = true
+			kf.shimFlags = append(kf.shimFlags, name)
 			continue
 		case "-nondeterministic":
 			kf.nondet = true
+			kf.shimFlags = append(kf.shimFlags, name)
 			continue
 		case "-profile":
 			v, err := take()
@@ -207,11 +222,11 @@ func runGo(verb string, args []string) error {
 	if err != nil {
 		return err
 	}
-	env := strings.Split(envOut, "\n")
-	for len(env) < 2 {
-		env = append(env, "")
+	goEnv := strings.Split(envOut, "\n")
+	for len(goEnv) < 2 {
+		goEnv = append(goEnv, "")
 	}
-	goVersion, goroot := strings.TrimSpace(env[0]), strings.TrimSpace(env[1])
+	goVersion, goroot := strings.TrimSpace(goEnv[0]), strings.TrimSpace(goEnv[1])
 	release, err := toolchain.Lookup(goVersion)
 	if err != nil {
 		return err
@@ -240,6 +255,12 @@ func runGo(verb string, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	var env []string // for the go command
+	if verb == "test" {
+		if goArgs, env, err = installGoShim(tmp, self, kf, goArgs); err != nil {
+			return err
+		}
+	}
 	cfgPath := filepath.Join(tmp, "config.json")
 	wrapper := self + " toolexec"
 	cache, err := os.UserCacheDir()
@@ -265,7 +286,7 @@ func runGo(verb string, args []string) error {
 		fmt.Fprintf(h, "%s\n%q\n%s", id, fwd, envOut)
 		key = filepath.Join(cache, "prebuilt-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
 		if loadPrebuilt(key, cfg) {
-			return runWithConfig(verb, goArgs, wrapper, cfgPath, cfg)
+			return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 		}
 	}
 	if err := buildSupport(cfg, kf.agent, id, wrapper, cfgPath, fwd); err != nil {
@@ -274,7 +295,7 @@ func runGo(verb string, args []string) error {
 	if key != "" {
 		savePrebuilt(key, cfg)
 	}
-	return runWithConfig(verb, goArgs, wrapper, cfgPath, cfg)
+	return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 }
 
 // benchProfiles makes kprof test --profile DIR write an exact profile per
@@ -365,13 +386,14 @@ func buildSupport(cfg *toolexec.Config, agent, id, wrapper, cfgPath string, fwd 
 	return nil
 }
 
-// runWithConfig runs the go command with the wrapper and its configuration.
-func runWithConfig(verb string, goArgs []string, wrapper, cfgPath string, cfg *toolexec.Config) error {
+// runWithConfig runs the go command with the wrapper and its
+// configuration, and env added to the environment.
+func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, cfg *toolexec.Config) error {
 	if err := writeConfig(cfgPath, cfg); err != nil {
 		return err
 	}
 	cmd := exec.Command("go", append([]string{verb, "-toolexec", wrapper}, goArgs...)...)
-	cmd.Env = append(os.Environ(), toolexec.ConfigEnv+"="+cfgPath)
+	cmd.Env = append(append(os.Environ(), env...), toolexec.ConfigEnv+"="+cfgPath)
 	if verb == "test" && os.Getenv("KPROF_OUT") == "" && os.Getenv("KPROF_OUT_DIR") == "" {
 		wd, _ := os.Getwd()
 		cmd.Env = append(cmd.Env, "KPROF_OUT_DIR="+wd)

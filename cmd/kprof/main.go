@@ -102,6 +102,12 @@ func main() {
 		}
 		os.Exit(toolexec.Toolexec(cfg, os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "goshim" {
+		exit(runGoShim(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "goexec" {
+		exit(runGoExec(os.Args[2:]))
+	}
 	app := &cli.App{
 		Name:    "kprof",
 		Usage:   "deterministic instruction-counting profiler for Go",
@@ -138,11 +144,17 @@ func main() {
 			},
 		},
 	}
-	err := app.Run(os.Args)
+	exit(app.Run(os.Args))
+}
+
+// exit ends kprof with err's status: 0 for nil, an exitStatus's own, 2 for
+// a usage error, 1 for any other (printed).
+func exit(err error) {
 	var st exitStatus
 	var ue usageError
 	switch {
 	case err == nil:
+		os.Exit(0)
 	case errors.As(err, &st):
 		os.Exit(int(st))
 	case errors.As(err, &ue):

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+)
+
+// A test binary that builds a plugin with the go command and loads it
+// (plugin.Open) needs the plugin built by the same instrumented toolchain
+// as itself: a plugin built by the plain go command has another runtime,
+// and plugin.Open refuses it ("plugin was built with a different version
+// of package runtime"). kprof test runs test binaries through
+// "kprof goexec" (go test's -exec, before the user's own -exec), which
+// puts a directory first on their PATH whose "go" runs "kprof goshim": a
+// go build with -buildmode=plugin becomes kprof build with the same
+// kprof flags as the kprof test that ran it; any other go command runs the
+// go command kprof found on PATH, unchanged. (go test puts GOROOT/bin
+// first on a test binary's PATH itself, hence -exec.)
+
+// goShimEnv carries the shim's settings (goShim, JSON) to the commands a
+// test runs.
+const goShimEnv = "KPROF_GO_SHIM"
+
+// goShim is what the shim needs: its directory, the go command it stands
+// in for, and the kprof flags of the kprof test that installed it.
+type goShim struct {
+	Dir   string   `json:"dir"`
+	Go    string   `json:"go"`
+	Flags []string `json:"flags"`
+}
+
+// installGoShim writes the go shim into a directory under dir and returns
+// go test's arguments goArgs with kprof's -exec, and the environment
+// entries for go test. It changes nothing where there is no POSIX shell to
+// run the script (Windows, which has no plugins).
+func installGoShim(dir, self string, kf kprofFlags, goArgs []string) ([]string, []string, error) {
+	if runtime.GOOS == "windows" {
+		return goArgs, nil, nil
+	}
+	realGo, err := exec.LookPath("go")
+	if err == nil {
+		realGo, err = filepath.Abs(realGo)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	quotedSelf, ok := quoteField(self)
+	if !ok {
+		return goArgs, nil, nil // go test could not run it
+	}
+	bin := filepath.Join(dir, "goshim")
+	settings, err := json.Marshal(goShim{Dir: bin, Go: realGo, Flags: kf.shimFlags})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(bin, 0o777); err != nil {
+		return nil, nil, err
+	}
+	script := "#!/bin/sh\nexec '" + strings.ReplaceAll(self, "'", `'\''`) + "' goshim \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o777); err != nil {
+		return nil, nil, err
+	}
+	// kprof's -exec runs the user's, if any, with its own quoting.
+	wrap := quotedSelf + " goexec"
+	var out []string
+	for i := 0; i < len(goArgs); i++ {
+		a := goArgs[i]
+		if a == "-args" || a == "--args" {
+			out = append(out, goArgs[i:]...)
+			break
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if name != "-exec" && name != "--exec" {
+			out = append(out, a)
+			continue
+		}
+		if !hasVal && i+1 < len(goArgs) {
+			i++
+			val = goArgs[i]
+		}
+		wrap += " " + val
+	}
+	return append([]string{"-exec", wrap}, out...), []string{goShimEnv + "=" + string(settings)}, nil
+}
+
+// quoteField quotes s as one field of go test's -exec, which the go
+// command splits at spaces outside quotes; ok is false if it cannot.
+func quoteField(s string) (q string, ok bool) {
+	switch {
+	case !strings.ContainsAny(s, " \t\n'\""):
+		return s, true
+	case !strings.Contains(s, "'"):
+		return "'" + s + "'", true
+	case !strings.Contains(s, `"`):
+		return `"` + s + `"`, true
+	}
+	return "", false
+}
+
+// readGoShim reads the shim's settings from the environment.
+func readGoShim(cmd string) (goShim, error) {
+	var sh goShim
+	if err := json.Unmarshal([]byte(os.Getenv(goShimEnv)), &sh); err != nil || sh.Go == "" {
+		return sh, fmt.Errorf("kprof %s runs under kprof test only (%s is not set or not valid)", cmd, goShimEnv)
+	}
+	return sh, nil
+}
+
+// runGoExec runs a test binary, args, as go test's -exec: with the go
+// shim first on its PATH.
+func runGoExec(args []string) error {
+	sh, err := readGoShim("goexec")
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return usageError{fmt.Errorf("goexec: no program to run")}
+	}
+	path := sh.Dir
+	if old := os.Getenv("PATH"); old != "" {
+		path += string(os.PathListSeparator) + old
+	}
+	os.Setenv("PATH", path)
+	prog, err := exec.LookPath(args[0])
+	if err != nil {
+		return err
+	}
+	err = syscall.Exec(prog, args, os.Environ())
+	return fmt.Errorf("running %s: %v", prog, err)
+}
+
+// runGoShim runs the go command args as the shim: through kprof build for
+// a plugin, else the real go command in place of this process.
+func runGoShim(args []string) error {
+	sh, err := readGoShim("goshim")
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 && args[0] == "build" && buildsPlugin(args[1:]) {
+		// kprof's own go commands are the real one.
+		var path []string
+		for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+			if d != sh.Dir {
+				path = append(path, d)
+			}
+		}
+		os.Setenv("PATH", strings.Join(path, string(os.PathListSeparator)))
+		return runGo("build", append(append([]string{}, sh.Flags...), args[1:]...))
+	}
+	err = syscall.Exec(sh.Go, append([]string{"go"}, args...), os.Environ())
+	return fmt.Errorf("running %s: %v", sh.Go, err)
+}
+
+// buildsPlugin reports whether go build flags args ask for
+// -buildmode=plugin.
+func buildsPlugin(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break // the packages
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		name = "-" + strings.TrimLeft(name, "-")
+		if goValueFlags[name] && !hasVal && i+1 < len(args) {
+			i++
+			val = args[i]
+		}
+		if name == "-buildmode" && val == "plugin" {
+			return true
+		}
+	}
+	return false
+}
