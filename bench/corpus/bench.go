@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,8 +13,13 @@ import (
 )
 
 // The -bench mode: per module, kprof test -run '^$' -bench . -benchtime
-// 20x -count 5, and whether each benchmark's instructions/op is the same
-// in all runs (issue 23).
+// 20x -count C in P processes one after the other, and whether each
+// benchmark's instructions/op is the same in all runs (issue 23). With
+// P > 1, a benchmark that differs between the -count runs of a process but
+// gives the same sequence in every process is told apart from one that
+// differs between processes: the first is one-time work (a cache filled
+// in the first run) or per-run state, the same on every run of the
+// command; the second is what a gate that compares two commands sees.
 
 // metricUnit is the unit kprof test adds to every benchmark line.
 const metricUnit = "instructions/op"
@@ -21,17 +27,19 @@ const metricUnit = "instructions/op"
 // Benchmark verdicts.
 const (
 	benchIdentical  = "identical"
+	benchWithin     = "same in every process, differs between -count runs"
 	benchDiffers    = "differs"
 	benchNoMetric   = "no instructions/op"
 	benchIncomplete = "incomplete" // fewer lines than -count (a timeout, a failure)
 )
 
-// A BenchStat is one benchmark's lines in one kprof test run.
+// A BenchStat is one benchmark's lines in the kprof test runs of a
+// module.
 type BenchStat struct {
 	Pkg    string    // pkg: of its lines
 	Name   string    // full name, with the -GOMAXPROCS suffix
 	Lines  int       // result lines seen
-	Values []float64 // instructions/op of the lines that have it, in order
+	Values []float64 // instructions/op of the lines that have it, in order, process after process
 }
 
 // Key is the package and name, as a report lists it.
@@ -42,20 +50,28 @@ func (s *BenchStat) Key() string {
 	return s.Pkg + " Benchmark" + s.Name
 }
 
-// Verdict compares the benchmark's values over count runs.
-func (s *BenchStat) Verdict(count int) string {
+// Verdict compares the benchmark's values over procs processes of count
+// runs each.
+func (s *BenchStat) Verdict(count, procs int) string {
 	switch {
 	case len(s.Values) == 0:
 		return benchNoMetric
-	case len(s.Values) < count || s.Lines < count:
+	case len(s.Values) < count*procs || s.Lines < count*procs:
 		return benchIncomplete
 	}
-	for _, v := range s.Values[1:] {
-		if v != s.Values[0] {
+	if !slices.ContainsFunc(s.Values, func(v float64) bool { return v != s.Values[0] }) {
+		return benchIdentical
+	}
+	if procs == 1 {
+		return benchDiffers
+	}
+	first := s.Values[:count]
+	for p := 1; p < procs; p++ {
+		if !slices.Equal(s.Values[p*count:(p+1)*count], first) {
 			return benchDiffers
 		}
 	}
-	return benchIdentical
+	return benchWithin
 }
 
 // Values formats the values, comma-separated.
@@ -67,12 +83,24 @@ func (s *BenchStat) values() string {
 	return strings.Join(f, ", ")
 }
 
-// parseBench reads go test -bench output with benchfmt and gathers each
-// benchmark's lines, in the order benchmarks first appear.
-func parseBench(out []byte) ([]*BenchStat, error) {
+// parseBench reads the go test -bench outputs of one or more processes
+// with benchfmt and gathers each benchmark's lines, in the order
+// benchmarks first appear.
+func parseBench(outs ...[]byte) ([]*BenchStat, error) {
 	var stats []*BenchStat
 	byKey := map[string]*BenchStat{}
-	r := benchfmt.NewReader(bytes.NewReader(out), "output")
+	r := benchfmt.NewReader(io.MultiReader(), "output")
+	for i, out := range outs {
+		r.Reset(bytes.NewReader(out), fmt.Sprintf("output %d", i+1))
+		if err := scanBench(r, &stats, byKey); err != nil {
+			return stats, err
+		}
+	}
+	return stats, nil
+}
+
+// scanBench adds the results r reads to stats and byKey.
+func scanBench(r *benchfmt.Reader, stats *[]*BenchStat, byKey map[string]*BenchStat) error {
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
 		if !ok {
@@ -87,7 +115,7 @@ func parseBench(out []byte) ([]*BenchStat, error) {
 			s = old
 		} else {
 			byKey[s.Key()] = s
-			stats = append(stats, s)
+			*stats = append(*stats, s)
 		}
 		s.Lines++
 		for _, v := range res.Values {
@@ -97,7 +125,7 @@ func parseBench(out []byte) ([]*BenchStat, error) {
 			}
 		}
 	}
-	return stats, r.Err()
+	return r.Err()
 }
 
 // A BenchResult is the -bench mode's measure of one module.
@@ -111,10 +139,10 @@ type BenchResult struct {
 }
 
 // count is how many of r's benchmarks have each verdict.
-func (r *BenchResult) count(runs int) map[string]int {
+func (r *BenchResult) count(runs, procs int) map[string]int {
 	n := map[string]int{}
 	for _, s := range r.Stats {
-		n[s.Verdict(runs)]++
+		n[s.Verdict(runs, procs)]++
 	}
 	return n
 }
@@ -124,6 +152,7 @@ type BenchReport struct {
 	Header
 	Benchtime string
 	Count     int
+	Procs     int           // kprof test processes per module
 	Timeout   time.Duration // of one module's kprof test -bench
 	Results   []BenchResult
 }
@@ -154,7 +183,7 @@ func benchTargets(m Module) []string {
 
 // measureBench prepares m, builds its instrumented test binaries (under
 // the general -timeout) and runs its benchmarks under benchTimeout.
-func measureBench(r *runner, m Module, benchtime string, count int, benchTimeout time.Duration, start time.Time) BenchResult {
+func measureBench(r *runner, m Module, benchtime string, count, procs int, benchTimeout time.Duration, start time.Time) BenchResult {
 	res := BenchResult{Module: m}
 	dir, _, err := r.prepare(m)
 	if err != nil {
@@ -174,42 +203,54 @@ func measureBench(r *runner, m Module, benchtime string, count int, benchTimeout
 	br.timeout = benchTimeout
 	args := benchArgs(m, benchtime, count, testTimeout)
 	args = append(args[:1], append([]string{"-exec", r.self}, args[1:]...)...)
-	o := br.run(dir, nil, r.kprof, args...)
-	res.Status, res.Wall = o.status(), o.wall
-	if o.err != nil {
-		res.Errors = failureLines(o.output, 8)
+	res.Status = statusPass
+	var outs [][]byte
+	for p := range procs {
+		o := br.run(dir, nil, r.kprof, args...)
+		res.Wall += o.wall
+		outs = append(outs, o.output)
+		progressf("  bench %d/%d    %-7s %6.1f s (elapsed %s)", p+1, procs, o.status(), o.wall.Seconds(), time.Since(start).Round(time.Second))
+		if o.err != nil {
+			res.Status, res.Errors = o.status(), failureLines(o.output, 8)
+			break
+		}
 	}
-	res.Stats, err = parseBench(o.output)
+	res.Stats, err = parseBench(outs...)
 	if err != nil {
 		res.Errors = append(res.Errors, "parse: "+err.Error())
 	}
-	n := res.count(count)
-	progressf("  bench        %-7s %6.1f s  %d benchmarks, %d identical, %d differ (elapsed %s)",
-		res.Status, o.wall.Seconds(), len(res.Stats), n[benchIdentical], n[benchDiffers], time.Since(start).Round(time.Second))
+	n := res.count(count, procs)
+	progressf("  bench        %-7s %d benchmarks, %d identical, %d differ between -count runs only, %d differ",
+		res.Status, len(res.Stats), n[benchIdentical], n[benchWithin], n[benchDiffers])
 	return res
 }
 
 // Summary is the report's summary line.
 func (rep *BenchReport) Summary() string {
-	ident, total := 0, 0
+	ident, within, total := 0, 0, 0
 	for _, r := range rep.Results {
-		n := r.count(rep.Count)
+		n := r.count(rep.Count, rep.Procs)
 		ident += n[benchIdentical]
+		within += n[benchWithin]
 		total += len(r.Stats)
 	}
-	return fmt.Sprintf("%d of %d benchmarks identical across %d runs", ident, total, rep.Count)
+	s := fmt.Sprintf("%d of %d benchmarks identical across %d runs", ident, total, rep.Count*rep.Procs)
+	if rep.Procs > 1 {
+		s += fmt.Sprintf(" (%d processes of %d); %d more the same in every process but not between its -count runs", rep.Procs, rep.Count, within)
+	}
+	return s
 }
 
 // Markdown writes the -bench report.
 func (rep *BenchReport) Markdown(w io.Writer) error {
 	var b bytes.Buffer
 	rep.header(&b, "kprof: instructions/op across runs on the corpus' benchmarks", len(rep.Results))
-	fmt.Fprintf(&b, "- Per module: `kprof test -run '^$' -bench . -benchtime=%s -count=%d` on its packages, KPROF_MODE unset (sample), limited to %s\n\n",
-		rep.Benchtime, rep.Count, rep.Timeout)
+	fmt.Fprintf(&b, "- Per module: `kprof test -run '^$' -bench . -benchtime=%s -count=%d` on its packages, %d time(s) one after the other, KPROF_MODE unset (sample), each limited to %s\n\n",
+		rep.Benchtime, rep.Count, rep.Procs, rep.Timeout)
 	fmt.Fprintf(&b, "**%s.**", rep.Summary())
 	var noMetric, incomplete, noBench int
 	for _, r := range rep.Results {
-		n := r.count(rep.Count)
+		n := r.count(rep.Count, rep.Procs)
 		noMetric += n[benchNoMetric]
 		incomplete += n[benchIncomplete]
 		if r.Setup == "" && r.Status != statusBuild && len(r.Stats) == 0 {
@@ -217,10 +258,10 @@ func (rep *BenchReport) Markdown(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&b, " Without instructions/op: %d; with fewer than %d lines: %d; modules without benchmarks: %d.\n\n",
-		noMetric, rep.Count, incomplete, noBench)
+		noMetric, rep.Count*rep.Procs, incomplete, noBench)
 
-	b.WriteString("| module | packages | status | time | benchmarks | identical | differ | no instructions/op | incomplete |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| module | packages | status | time | benchmarks | identical | same per process | differ | no instructions/op | incomplete |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range rep.Results {
 		m := r.Module
 		pkgs := "`" + strings.Join(m.Pkgs, " ") + "`"
@@ -236,16 +277,16 @@ func (rep *BenchReport) Markdown(w io.Writer) error {
 		case r.Status != statusPass:
 			status = "**" + r.Status + "**"
 		}
-		n := r.count(rep.Count)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d |\n", m.Name(), pkgs, status, secs(r.Wall),
-			len(r.Stats), n[benchIdentical], n[benchDiffers], n[benchNoMetric], n[benchIncomplete])
+		n := r.count(rep.Count, rep.Procs)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", m.Name(), pkgs, status, secs(r.Wall),
+			len(r.Stats), n[benchIdentical], n[benchWithin], n[benchDiffers], n[benchNoMetric], n[benchIncomplete])
 	}
 
-	for _, verdict := range []string{benchDiffers, benchIncomplete, benchNoMetric} {
+	for _, verdict := range []string{benchDiffers, benchWithin, benchIncomplete, benchNoMetric} {
 		var lines []string
 		for _, r := range rep.Results {
 			for _, s := range r.Stats {
-				if s.Verdict(rep.Count) == verdict {
+				if s.Verdict(rep.Count, rep.Procs) == verdict {
 					lines = append(lines, fmt.Sprintf("- `%s` (%s): %d lines; instructions/op %s", s.Key(), r.Module.Name(), s.Lines, s.values()))
 				}
 			}

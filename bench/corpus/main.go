@@ -7,7 +7,7 @@
 //
 //	go run ./bench/corpus [-quick] [-modules a,b] [-modes off,sample,exact]
 //	    [-go go1.27.3] [-kprof PATH] [-timeout 10m] [-o REPORT.md]
-//	go run ./bench/corpus -bench [-benchtime 20x] [-count 5] [-benchtimeout 4m] [-modules a,b] [-o REPORT.md]
+//	go run ./bench/corpus -bench [-benchtime 20x] [-count 5] [-procs 1] [-benchtimeout 4m] [-modules a,b] [-o REPORT.md]
 //
 // Run it from the repository root. Without -kprof it builds cmd/kprof
 // from the repository's HEAD commit. Modules and their dependencies come
@@ -43,6 +43,7 @@ func main() {
 	benchFlag := flag.Bool("bench", false, "benchmark determinism: run each module's benchmarks with kprof test -count times and compare instructions/op")
 	benchtime := flag.String("benchtime", "20x", "-bench mode: -benchtime of kprof test")
 	count := flag.Int("count", 5, "-bench mode: -count of kprof test")
+	procs := flag.Int("procs", 1, "-bench mode: kprof test processes per module, one after the other (their runs are compared position by position)")
 	benchTimeout := flag.Duration("benchtimeout", 4*time.Minute, "-bench mode: limit of one module's kprof test -bench (its build is under -timeout)")
 	strict := flag.Bool("strict", false, "exit 1 if kprof test fails, in any mode, on a module whose plain go test passes")
 	flag.Usage = func() {
@@ -110,7 +111,7 @@ func main() {
 	}
 	r := &runner{kprof: kprof, self: self, work: dir, env: env, timeout: *timeout, maxRSS: *maxRSS * 1024}
 	if *benchFlag {
-		runBench(r, modules, commit, *goFlag, *benchtime, *count, *benchTimeout, *out)
+		runBench(r, modules, commit, *goFlag, *benchtime, *count, *procs, *benchTimeout, *out)
 		return
 	}
 	rep := &Report{Header: newHeader(r, *goFlag, commit, len(modules)), Modes: modes}
@@ -143,17 +144,18 @@ func main() {
 
 // runBench is the -bench mode: each module's benchmarks, instructions/op
 // compared across count runs.
-func runBench(r *runner, modules []Module, commit, toolchain, benchtime string, count int, benchTimeout time.Duration, out string) {
+func runBench(r *runner, modules []Module, commit, toolchain, benchtime string, count, procs int, benchTimeout time.Duration, out string) {
 	rep := &BenchReport{
 		Header:    newHeader(r, toolchain, commit, len(modules)),
 		Benchtime: benchtime,
 		Count:     count,
+		Procs:     max(procs, 1),
 		Timeout:   benchTimeout,
 	}
 	start := time.Now()
 	for i, m := range modules {
 		progressf("[%d/%d] %s (elapsed %s)", i+1, len(modules), m.Name(), time.Since(start).Round(time.Second))
-		rep.Results = append(rep.Results, measureBench(r, m, benchtime, count, benchTimeout, start))
+		rep.Results = append(rep.Results, measureBench(r, m, benchtime, count, max(procs, 1), benchTimeout, start))
 		if out != "" {
 			if err := writeMarkdown(out, rep); err != nil {
 				fatalf("%v", err)
