@@ -867,13 +867,8 @@ func (a *CCT) take(g *gstate) {
 		}
 		hadLast := g.last != nil
 		m.merge(g, true) // (empties g's path cache, not its arrays)
-		g.root, m.root = m.root, node{}
-		for c := g.root.child; c != nil; c = c.next {
-			c.parent = &g.root
-		}
-		g.nodes, m.nodes = m.nodes, g.nodes
-		clear(g.kids)
-		clear(m.kids)
+		g.swapTrees(m)
+		m.root = node{}
 		m.path, m.fns, m.n, m.last = m.path[:0], m.fns[:0], 0, nil
 		if hadLast {
 			// The path cache holds it again; the next sample, with n
@@ -890,6 +885,21 @@ func (a *CCT) take(g *gstate) {
 	a.mu.Unlock()
 }
 
+// swapTrees gives g h's tree and h g's, their nodes' arenas with them,
+// and clears both child caches, which point into the other tree now.
+func (g *gstate) swapTrees(h *gstate) {
+	g.root, h.root = h.root, g.root
+	for c := g.root.child; c != nil; c = c.next {
+		c.parent = &g.root
+	}
+	for c := h.root.child; c != nil; c = c.next {
+		c.parent = &h.root
+	}
+	g.nodes, h.nodes = h.nodes, g.nodes
+	clear(g.kids)
+	clear(h.kids)
+}
+
 // adopt merges the tree of src into g's and empties src's, as
 // merge(src, true) does; when src's tree is the larger, the two trees
 // change places first, so that the smaller one is copied: a goroutine
@@ -899,17 +909,7 @@ func (g *gstate) adopt(src *gstate) {
 	if src.nodes.n > g.nodes.n {
 		g.flush()
 		src.flush()
-		g.root, src.root = src.root, g.root
-		for c := g.root.child; c != nil; c = c.next {
-			c.parent = &g.root
-		}
-		for c := src.root.child; c != nil; c = c.next {
-			c.parent = &src.root
-		}
-		g.nodes, src.nodes = src.nodes, g.nodes
-		// The caches point into the other tree now.
-		clear(g.kids)
-		clear(src.kids)
+		g.swapTrees(src)
 		g.path, g.fns, g.n, g.last = g.path[:0], g.fns[:0], 0, nil
 	}
 	g.merge(src, true)

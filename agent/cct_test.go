@@ -270,16 +270,7 @@ func TestSampleLeaf(t *testing.T) {
 			}
 		}
 		a.Exit(3)
-		var b bytes.Buffer
-		for _, p := range []*profile.Profile{a.Profile(profile.Meta{Program: "t"}), a.RecordProfile(profile.Meta{Program: "t"})} {
-			f := filepath.Join(t.TempDir(), "p.kprof")
-			if err := p.WriteFile(f); err != nil {
-				t.Fatal(err)
-			}
-			data, _ := os.ReadFile(f)
-			b.Write(data)
-		}
-		return b.Bytes()
+		return encodedProfiles(t, a)
 	}
 	if two, one := run(false), run(true); !bytes.Equal(two, one) {
 		t.Errorf("SampleLeaf's profiles differ from those of SampleCall and Sample (%d bytes, %d)", len(one), len(two))
@@ -339,18 +330,7 @@ func TestTakeMerged(t *testing.T) {
 		}
 		return n
 	}
-	profiles := func(a *CCT) []byte {
-		var b bytes.Buffer
-		for _, p := range []*profile.Profile{a.Profile(profile.Meta{Program: "t"}), a.RecordProfile(profile.Meta{Program: "t"})} {
-			f := filepath.Join(t.TempDir(), "p.kprof")
-			if err := p.WriteFile(f); err != nil {
-				t.Fatal(err)
-			}
-			data, _ := os.ReadFile(f)
-			b.Write(data)
-		}
-		return b.Bytes()
-	}
+	profiles := func(a *CCT) []byte { return encodedProfiles(t, a) }
 	for _, mode := range []string{profile.ModeSample, profile.ModeExact} {
 		t.Run(mode, func(t *testing.T) {
 			set := Settings{Mode: mode, Granularity: 1}
@@ -390,4 +370,20 @@ func TestTakeMerged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// encodedProfiles returns a's profile and its recorded profile, encoded
+// one after the other.
+func encodedProfiles(t *testing.T, a *CCT) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, p := range []*profile.Profile{a.Profile(profile.Meta{Program: "t"}), a.RecordProfile(profile.Meta{Program: "t"})} {
+		f := filepath.Join(t.TempDir(), "p.kprof")
+		if err := p.WriteFile(f); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(f)
+		b.Write(data)
+	}
+	return b.Bytes()
 }
