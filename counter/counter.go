@@ -23,6 +23,8 @@
 //
 //	charges
 //	  C(n)             charge n
+//	  CQ(n) → 0        charge n, return 0: the flush before a quiet call, "_kp = CQ(_kp + n)",
+//	                   which kprof's compiler drops where it folds the callees into _kp
 //	  T(n)             charge n, return true: a tick inside an expression (&&, ||, for conditions)
 //	  V(n, v)          charge n, return v: a tick on a switch case value
 //	checks (a check tests the count; the slow path samples)
@@ -129,6 +131,16 @@ const never = 1 << 62
 // C charges n instructions.
 func C(n int64) {
 	st().Count -= n
+}
+
+// CQ charges n instructions and returns 0: "_kp = CQ(_kp + n)" flushes
+// what a function accumulated before a call of a quiet function (package
+// rewrite), so that the callee's check sees it. Where kprof's compiler
+// inlines every callee the flush serves and folds its charges and check
+// into the accumulator, it replaces the flush with "_kp = _kp + n".
+func CQ(n int64) int64 {
+	st().Count -= n
+	return 0
 }
 
 // Due reports whether a sample is due. A check is "if Due() { S(…) }"

@@ -53,8 +53,18 @@ func (pl *planner) placeChecks(small bool) {
 		if terminates(b) && unpushed(b) {
 			p.ExitEntry[landed[b]] = true
 		}
+		// An accumulating function flushes before a quiet call too,
+		// where a statement can (not in an expression): the callee's
+		// check, in the count, would otherwise not see what the
+		// function accumulated, and the function's own checks, which
+		// do, would always fire first — the callee would never be
+		// sampled (a quiet callee that kprof's compiler inlines and
+		// folds compares the count with the accumulator itself).
 		if calls(b) || blocks(b) || terminates(b) && unpushed(b) {
 			p.Flush[landed[b]] = true
+			p.touch(landed[b])
+		} else if p.Local && callsQuiet(b, quiet) && landed[b].Kind != tickExpr && landed[b].Kind != caseValue {
+			p.QuietFlush[landed[b]] = true
 			p.touch(landed[b])
 		}
 	}
@@ -224,4 +234,14 @@ func mayEnterLate(fn *ssa.Function, out func(*ssa.BasicBlock) bool, opts *Option
 		return false
 	}
 	return reach(fn.Blocks[0])
+}
+
+// callsQuiet reports whether b calls a quiet function.
+func callsQuiet(b *ssa.BasicBlock, quiet map[*ssa.Function]int64) bool {
+	for _, instr := range b.Instrs {
+		if c, ok := instr.(ssa.CallInstruction); ok && quietCall(c.Common(), quiet) >= 0 {
+			return true
+		}
+	}
+	return false
 }

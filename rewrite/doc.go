@@ -152,16 +152,22 @@
 // Options.Inert), passing none, does not make the caller a non-leaf: no
 // sample can happen below it. A call to a quiet function (quietFuncs: a
 // small leaf that cannot panic and calls nothing but inert packages that
-// cannot stop it and other quiet functions, its longest path theirs
-// included within SmallLeaf) does: the callee samples in its own name,
-// above its caller. But it needs no check or flush before it (the callee
-// cannot stop the caller; what the caller accumulated is sampled at its
-// next check, in its own context), and what the callee runs counts towards
-// the caller's MaxPath; a range-over-func body, which does not push,
-// checks before it. The quiet functions of a package are facts its importers plan
+// cannot stop it; one that calls a quiet function pushes, and is not
+// quiet) does: the callee samples in its own name, above its caller. But
+// it needs no check before it (the callee cannot stop the caller), and
+// what the callee runs counts towards the caller's MaxPath; a
+// range-over-func body, which does not push, checks before it. A function
+// that accumulates flushes before it ("_kp = counter.CQ(_kp + n)",
+// FuncPlan.QuietFlush): the callee's check compares the count alone, which
+// without the flush would lack what the caller accumulated, so that the
+// caller's own checks would always fire first and the callee would never
+// be sampled. kprof's compiler drops that flush ("_kp = _kp + n") where
+// every call it serves was inlined and folded into the accumulator (see
+// "Where charges go": the folded check compares the count with it),
+// kprofDropQuietFlushes in package toolchain. The quiet functions of a package are facts its importers plan
 // with: kprof build adds them to the package's archive, where the compile
-// steps of its importers read them (package toolexec, facts.go; cmp.Less in the sorts of
-// package slices, strings.Compare in a comparison function). Neither does a call to
+// steps of its importers read them (package toolexec, facts.go;
+// strings.Compare in a comparison function). Neither does a call to
 // an inert package, unless it may end the goroutine or keep it waiting
 // (package runtime, the sync packages: mayStop). A function that is not a
 // leaf but calls on some paths only pushes its identifier where the

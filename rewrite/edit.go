@@ -300,7 +300,7 @@ func (f *fileEmitter) emitPoints(p *FuncPlan, id int, self string, yield, push b
 		rangeDepth = fmt.Sprintf("%s%d", bodyDepthVar, id)
 	}
 	for _, at := range p.order {
-		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at]}
+		c := check{n: p.Charges[at], pre: p.Checks[at], post: p.Final[at], loose: p.Loose[at], local: p.Local, flush: p.Flush[at], quietFlush: p.QuietFlush[at]}
 		if p.ExitEntry[at] {
 			c.exitEntry = self
 		}
@@ -308,7 +308,7 @@ func (f *fileEmitter) emitPoints(p *FuncPlan, id int, self string, yield, push b
 			// (At entry it has not pushed itself.)
 			c.depth = depthVar
 		}
-		if c.n == 0 && !c.pre && !c.post && !(c.local && c.flush) {
+		if c.n == 0 && !c.pre && !c.post && !(c.local && (c.flush || c.quietFlush)) {
 			continue
 		}
 		c.preWho, c.postWho = who(at)
@@ -426,6 +426,9 @@ type check struct {
 	exitEntry string
 	local     bool // the function accumulates charges in localVar (FuncPlan.Local)
 	flush     bool // local: a call or a wait follows; flush localVar into the count
+	// quietFlush: local: a quiet call follows; flush localVar into the
+	// count with counter.CQ, which kprof's compiler may drop.
+	quietFlush bool
 	// depth: the function pushes itself lazily (FuncPlan.Lazy); depth names
 	// the variable holding the depth at its entry, and a check's sample
 	// names the function through counter.W.
@@ -513,7 +516,7 @@ func (c check) localStmt() string {
 	plain.local = false
 	var b strings.Builder
 	switch {
-	case c.entry != "" && (c.flush || c.post):
+	case c.entry != "" && (c.flush || c.quietFlush || c.post):
 		// Nothing is accumulated yet, and a call, a wait or the return
 		// follows: charge the count.
 		return plain.stmt()
@@ -522,6 +525,16 @@ func (c check) localStmt() string {
 		// charges the entry block too.
 		plain.n, plain.post = 0, false
 		b.WriteString(plain.stmt())
+	case c.quietFlush && !c.flush && !c.post:
+		// Before a quiet call only: the check, then the flush as one
+		// expression that kprof's compiler can drop (counter.CQ).
+		b.WriteString(c.localCheck())
+		if c.n == 0 {
+			fmt.Fprintf(&b, "%s = %s.CQ(%s); ", localVar, counterAlias, localVar)
+		} else {
+			fmt.Fprintf(&b, "%s = %s.CQ(%s + %d); ", localVar, counterAlias, localVar, c.n)
+		}
+		return b.String()
 	case c.flush && (c.pre || !c.post):
 		// Before a call or a wait: the check (unless the callee checks
 		// on entry) compares the count with what is accumulated (DueK),
@@ -616,6 +629,7 @@ func (f *fileEmitter) stmtAt(pos token.Pos, prefix string, c check) {
 		ps.entry = c.entry
 	}
 	ps.flush = ps.flush || c.flush
+	ps.quietFlush = ps.quietFlush || c.quietFlush
 	if c.post {
 		ps.post, ps.postWho, ps.inRange, ps.exitEntry = true, c.postWho, c.inRange, c.exitEntry
 	}

@@ -43,10 +43,14 @@ type FuncPlan struct {
 	// Local: the function adds its charges to a local variable, which the
 	// compiler keeps in a register, and flushes it into the goroutine's
 	// count at its checks (see localOK).
-	Local  bool
-	Flush  map[Point]bool // points of blocks that call or may block: a local function flushes there
-	Approx []string       // blocks whose weight is placed approximately
-	order  []Point        // points in first-use order, for deterministic output
+	Local bool
+	Flush map[Point]bool // points of blocks that call or may block: a local function flushes there
+	// QuietFlush holds the points where a local function flushes only
+	// because the block calls a quiet function (counter.CQ, which
+	// kprof's compiler drops where it folds the callees): not in Flush.
+	QuietFlush map[Point]bool
+	Approx     []string // blocks whose weight is placed approximately
+	order      []Point  // points in first-use order, for deterministic output
 	// Lazy: the function pushes itself at PushAt, not at entry (see
 	// lazyPush); the return statements at the positions in NoPop, and its
 	// implicit return if NoEndPop, follow no push and restore nothing.
@@ -143,15 +147,16 @@ func newPlanner(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn
 	quiet := facts.quiet
 	c := &funcCtx{fn: fn, body: body, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
 	p := &FuncPlan{
-		Fn:        fn,
-		Body:      body,
-		Charges:   make(map[Point]int64),
-		Checks:    make(map[Point]bool),
-		Loose:     make(map[Point]bool),
-		Final:     make(map[Point]bool),
-		Flush:     make(map[Point]bool),
-		ExitEntry: make(map[Point]bool),
-		Leaf:      isLeaf(fn, opts.Inert),
+		Fn:         fn,
+		Body:       body,
+		Charges:    make(map[Point]int64),
+		Checks:     make(map[Point]bool),
+		Loose:      make(map[Point]bool),
+		Final:      make(map[Point]bool),
+		Flush:      make(map[Point]bool),
+		QuietFlush: make(map[Point]bool),
+		ExitEntry:  make(map[Point]bool),
+		Leaf:       isLeaf(fn, opts.Inert),
 	}
 	// calls reports whether b calls a function that is neither quiet
 	// nor an inert package's that returns promptly (promptCall: not

@@ -111,7 +111,7 @@ func (p *FuncPlan) checkTables() error {
 			return fmt.Errorf("point %v is ordered but not charged", at)
 		}
 	}
-	for name, set := range map[string]map[Point]bool{"checked": p.Checks, "loose": p.Loose, "final": p.Final, "flushed": p.Flush, "exit-entry": p.ExitEntry} {
+	for name, set := range map[string]map[Point]bool{"checked": p.Checks, "loose": p.Loose, "final": p.Final, "flushed": p.Flush, "quiet-flushed": p.QuietFlush, "exit-entry": p.ExitEntry} {
 		for _, at := range slices.SortedFunc(maps.Keys(set), comparePoints) {
 			if _, ok := p.Charges[at]; !ok {
 				return fmt.Errorf("a %s point (kind %d) is not a point of the plan", name, at.Kind)

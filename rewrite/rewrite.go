@@ -221,62 +221,47 @@ func Package(in *Input, opts Options) (*Output, error) {
 }
 
 // quietFuncs returns the package's quiet functions with their longest
-// paths: loop-free functions that cannot panic and call nothing but inert
-// functions that return promptly (promptCall; math/bits: nlz in math/big,
-// PCG's next in math/rand/v2) and quiet functions, of the package or of
-// others (addQuietCallees: cmp.Less, which calls isNaN), with the longest
-// path, theirs included, within SmallLeaf. A call to one is no call for the
-// caller's checks and flushes: the callee cannot stop the caller, and it
-// samples only what was charged to the count (kprofFold moves its charges
-// and its check to the caller's accumulator where the compiler inlines
-// it). It is a call for the caller's leafness: the callee samples above
-// its caller (callsOut). The map also holds the quiet functions of other
-// packages that the package calls.
+// paths: small leaves (loop-free, longest path within SmallLeaf) that
+// cannot panic and call nothing but inert functions that return promptly
+// (promptCall; math/bits: nlz in math/big, PCG's next in math/rand/v2). A
+// call to one is no call for the caller's checks and flushes: the callee
+// cannot stop the caller, and it samples only what was charged to the
+// count (kprofFold moves its charges and its check to the caller's
+// accumulator where the compiler inlines it). It is a call for the
+// caller's leafness: the callee samples above its caller (callsOut). A
+// function that calls a quiet one is not quiet: it pushes, and its own
+// checks, in the count alone, would miss what its caller accumulated —
+// the caller's checks, which see it, would always fire first, and the
+// function would never be sampled (cmp.Less, which calls isNaN; jess's
+// litValue). The map also holds the quiet functions of other packages
+// that the package calls (addQuietCallees).
 func quietFuncs(byFile [][]*ssa.Function, opts Options) map[*ssa.Function]int64 {
 	quiet := make(map[*ssa.Function]int64)
 	addQuietCallees(quiet, byFile, opts)
-	type candidate struct {
-		fn      *ssa.Function
-		charged []int64
-	}
-	var cands []candidate
 	for _, fns := range byFile {
 		for _, fn := range fns {
-			if fn.Synthetic != "" {
+			if fn.Synthetic != "" || len(loopHeaders(fn)) > 0 {
 				continue
 			}
-			if _, charged := weights(fn); len(loopHeaders(fn)) == 0 {
-				cands = append(cands, candidate{fn, charged})
-			}
-		}
-	}
-	// Until no function turns quiet: one that calls only quiet ones is.
-	for changed := true; changed; {
-		changed = false
-		for _, c := range cands {
-			if _, done := quiet[c.fn]; done {
-				continue
-			}
-			if n, ok := quietPath(c.fn, c.charged, quiet, opts); ok {
-				quiet[c.fn] = n
-				changed = true
+			_, charged := weights(fn)
+			if n, ok := quietPath(fn, charged, opts); ok {
+				quiet[fn] = n
 			}
 		}
 	}
 	return quiet
 }
 
-// quietPath returns the longest path of fn, the longest paths of the quiet
-// functions it calls included, and whether fn is quiet given quiet: it
-// cannot panic, calls nothing but quiet functions and inert ones that
-// return promptly, and its longest path is within SmallLeaf.
-func quietPath(fn *ssa.Function, charged []int64, quiet map[*ssa.Function]int64, opts Options) (int64, bool) {
+// quietPath returns the longest path of fn and whether fn is quiet: it
+// cannot panic, calls nothing but inert functions that return promptly,
+// and its longest path is within SmallLeaf.
+func quietPath(fn *ssa.Function, charged []int64, opts Options) (int64, bool) {
 	for _, b := range fn.Blocks {
-		if panics(b) || callsBut(b, func(c *ssa.CallCommon) bool { return quietCall(c, quiet) >= 0 || promptCall(c, opts.Inert) }) {
+		if panics(b) || callsBut(b, func(c *ssa.CallCommon) bool { return promptCall(c, opts.Inert) }) {
 			return 0, false
 		}
 	}
-	n := longestPath(fn, withQuietCallees(fn, charged, quiet))
+	n := longestPath(fn, charged)
 	return n, n <= int64(opts.SmallLeaf)
 }
 

@@ -13,10 +13,10 @@ import (
 
 // Facts across packages.
 //
-// A call to a quiet function (quietFuncs) is no call for its caller: no
-// flush, no check, no push. Within a package kprof knows which functions
-// are quiet; for calls into other packages (cmp.Less in package slices'
-// sorts, utf8's helpers) it needs the facts found when those packages were
+// A call to a quiet function (quietFuncs) needs no flush or check in its
+// caller. Within a package kprof knows which functions are quiet; for
+// calls into other packages (strings.Compare in a comparison function,
+// utf8's helpers) it needs the facts found when those packages were
 // compiled. kprof build writes them into each instrumented package's
 // archive, as a member the linker skips (a short name that does not end in
 // .o or .syso), where the compile steps of its importers find them through

@@ -409,3 +409,79 @@ func indexAt(insts []x86asm.Inst, off int64) int {
 	}
 	return -1
 }
+
+// TestQuietFlushDropped checks kprof's compiler drops the flush before a
+// quiet call that it inlines and folds (counter.CQ): sqSum accumulates in
+// a register and calls sq, a small leaf, in its loop; with sq folded, the
+// loop writes the count nowhere (its return flushes). The flush kept
+// would write it in every iteration.
+func TestQuietFlushDropped(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("amd64 only")
+	}
+	kprofBin := buildKprof(t)
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"go.mod": "module example.com/quiet\n\ngo 1.22\n",
+		"main.go": `package main
+
+import "fmt"
+
+func sq(x int) int { return x * x }
+
+//go:noinline
+func sqSum(from, to int) int {
+	r := 0
+	for from <= to {
+		r += sq(from)
+		from++
+	}
+	return r
+}
+
+func main() { fmt.Println(sqSum(1, 40)) }
+`,
+	})
+	bin := kprofBuild(t, kprofBin, dir)
+	insts := disassemble(t, bin, "main.sqSum")
+	onCount := countOperand(insts)
+	writes := func(from, to int) []string {
+		var w []string
+		for _, in := range insts[from:to] {
+			switch in.Op {
+			case x86asm.ADD, x86asm.SUB, x86asm.DEC, x86asm.INC, x86asm.MOV:
+				if onCount(in.Args[0]) {
+					w = append(w, in.String())
+				}
+			}
+		}
+		return w
+	}
+	// The loop: the shortest span from the target of a backward jump to
+	// the jump (the slow paths, laid out after the function's code, jump
+	// back into it too).
+	from, to := -1, -1
+	for i, in := range insts {
+		rel, ok := in.Args[0].(x86asm.Rel)
+		if !ok || !strings.HasPrefix(in.Op.String(), "J") || rel >= 0 {
+			continue
+		}
+		target := offsetOf(insts, i+1) + int64(rel)
+		start := i
+		for start > 0 && offsetOf(insts, start) > target {
+			start--
+		}
+		if from < 0 || i-start < to-from {
+			from, to = start, i+1
+		}
+	}
+	if from < 0 {
+		t.Fatalf("no loop found in main.sqSum")
+	}
+	if w := writes(from, to); len(w) > 0 {
+		t.Errorf("main.sqSum's loop writes the count: %q", w)
+	}
+	if len(writes(0, len(insts))) == 0 {
+		t.Errorf("main.sqSum never writes the count (its return flushes)")
+	}
+}

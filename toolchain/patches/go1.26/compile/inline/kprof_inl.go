@@ -113,6 +113,9 @@ func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, pa
 	name, counter := kprofCallee(call)
 	if counter {
 		kprofCounterInl[res] = call
+		if name == "CQ" && len(call.Args) == 1 && len(res.ReturnVars) == 1 {
+			kprofQuietFlushes = append(kprofQuietFlushes, kprofCand{fn: callerfn, res: res})
+		}
 		if (name == "C" || name == "D") && len(call.Args) > 0 && ir.Any(call.Args[0], kprofLocal) {
 			kprofFlushed[res] = true
 		}
@@ -287,9 +290,10 @@ type kprofCand struct {
 }
 
 var (
-	kprofCands      []kprofCand
-	kprofCounterInl = map[*ir.InlinedCallExpr]*ir.CallExpr{} // inlined calls of package counter: the call
-	kprofFlushed    = map[*ir.InlinedCallExpr]bool{}         // inlined flushes: counter.C(_kp), counter.D(_kp + n)
+	kprofCands        []kprofCand
+	kprofQuietFlushes []kprofCand                              // flushes before quiet calls (counter.CQ)
+	kprofCounterInl   = map[*ir.InlinedCallExpr]*ir.CallExpr{} // inlined calls of package counter: the call
+	kprofFlushed      = map[*ir.InlinedCallExpr]bool{}         // inlined flushes: counter.C(_kp), counter.D(_kp + n)
 )
 
 // KprofFoldLate folds the candidates that no call may follow before their
@@ -301,13 +305,15 @@ var (
 // inlined callees included, it only charges (counter.C, ticks) and
 // returns normally — one that panics (or calls what might not return)
 // would leave its charges in an accumulator that the unwinding frame
-// never flushes.
+// never flushes. Then the flushes before quiet calls whose callees all
+// folded go (kprofDropQuietFlushes).
 func KprofFoldLate() {
 	// The candidates in their functions' own code first: an inlined
 	// body that folds as a whole takes the bodies inlined into it along.
 	slices.SortStableFunc(kprofCands, func(a, b kprofCand) int {
 		return cmp.Compare(kprofNested(a), kprofNested(b))
 	})
+	folded := map[*ir.InlinedCallExpr]bool{}
 	for _, c := range kprofCands {
 		var charges []*ir.InlinedCallExpr
 		var checks []kprofCheck
@@ -342,7 +348,9 @@ func KprofFoldLate() {
 				r.Body.Append(ret)
 			}
 		}
+		folded[c.res] = true
 	}
+	kprofDropQuietFlushes(folded)
 	kprofCands = nil
 	clear(kprofCounterInl)
 	clear(kprofFlushed)
@@ -904,4 +912,152 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// kprofDropQuietFlushes drops the flushes before quiet calls ("_kp =
+// CQ(_kp + n)", inlined) after which, up to the next flush in the same
+// basic block, every call was inlined and folded into the accumulator
+// (folded) and nothing else is called: the callees' checks compare the
+// count with the accumulator themselves, and the flush, which only served
+// them, becomes "_kp = _kp + n". A quiet call cannot stop its caller, so
+// the flush was never needed for the counts: dropping one is exact.
+func kprofDropQuietFlushes(folded map[*ir.InlinedCallExpr]bool) {
+	for _, q := range kprofQuietFlushes {
+		rest, ok := kprofAfter(q.fn.Body, q.res)
+		if !ok || !kprofOnlyFolded(rest, folded) {
+			continue
+		}
+		r := q.res
+		keep := ir.NewAssignStmt(r.Pos(), r.ReturnVars[0], kprofCounterInl[r].Args[0])
+		keep.SetTypecheck(1)
+		r.Body = ir.Nodes{keep}
+		r.SetInit(nil) // the parameter's binding: the argument is evaluated in keep
+	}
+	kprofQuietFlushes = nil
+}
+
+// kprofAfter returns the statements that follow, in its statement list,
+// the statement whose own basic block holds x (not in the bodies it
+// nests), searching list and the lists nested in it, bodies inlined
+// into it included.
+func kprofAfter(list []ir.Node, x ir.Node) ([]ir.Node, bool) {
+	has := func(n ir.Node) bool { return ir.Any(n, func(y ir.Node) bool { return y == x }) }
+	for i, st := range list {
+		head, bodies, _ := kprofParts(st)
+		for _, h := range head {
+			if h == nil || !has(h) {
+				continue
+			}
+			// The outermost inlined body on the way to x, if any.
+			var in *ir.InlinedCallExpr
+			ir.Any(h, func(y ir.Node) bool {
+				if y == x {
+					return true
+				}
+				if r, ok := y.(*ir.InlinedCallExpr); ok && slices.ContainsFunc(r.Body, has) {
+					in = r
+					return true
+				}
+				return false
+			})
+			if in != nil {
+				return kprofAfter(in.Body, x)
+			}
+			return list[i+1:], true
+		}
+		if b, ok := st.(*ir.BlockStmt); ok {
+			bodies = append(bodies, b.List)
+		}
+		for _, b := range bodies {
+			if rest, ok := kprofAfter(b, x); ok {
+				return rest, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// kprofOnlyFolded reports whether the statements of list, up to the next
+// flush or the end of their basic block, call nothing but package counter
+// and intrinsics, and inline only bodies that were folded (folded) or
+// that check nothing.
+func kprofOnlyFolded(list []ir.Node, folded map[*ir.InlinedCallExpr]bool) bool {
+	for _, next := range list {
+		if kprofFlushes(next) {
+			return true
+		}
+		head, _, block := kprofParts(next)
+		if !kprofHeadFolded(head, folded) {
+			return false
+		}
+		if b, ok := next.(*ir.BlockStmt); ok {
+			if !kprofOnlyFolded(b.List, folded) {
+				return false
+			}
+			continue
+		}
+		if !block {
+			return true // the basic block ends
+		}
+	}
+	return true
+}
+
+// kprofHeadFolded is kprofOnlyFolded for the nodes of one basic block.
+func kprofHeadFolded(xs []ir.Node, folded map[*ir.InlinedCallExpr]bool) bool {
+	ok := true
+	var visit func(y ir.Node) bool
+	visit = func(y ir.Node) bool {
+		if y == nil {
+			return false
+		}
+		switch y.Op() {
+		case ir.OINLCALL:
+			r := y.(*ir.InlinedCallExpr)
+			if _, counter := kprofCounterInl[r]; counter || folded[r] {
+				return false // (a folded body takes those inlined into it along)
+			}
+			if kprofChecks(r.Body) {
+				ok = false
+				return true
+			}
+		case ir.OCALLFUNC, ir.OCALLMETH, ir.OCALLINTER:
+			if _, counter := kprofCallee(y); !counter && !kprofRuntimeState(y) && !(y.Op() == ir.OCALLFUNC && ir.IsIntrinsicCall(y.(*ir.CallExpr))) {
+				ok = false
+				return true
+			}
+		case ir.OPANIC:
+			ok = false
+			return true
+		}
+		return ir.DoChildren(y, visit)
+	}
+	for _, x := range xs {
+		if visit(x) {
+			break
+		}
+	}
+	return ok
+}
+
+// kprofChecks reports whether an inlined body checks the count: it calls
+// a check or a slow path of package counter (not only charges).
+func kprofChecks(body ir.Nodes) bool {
+	checks := func(y ir.Node) bool {
+		name, ok := kprofCallee(y)
+		if !ok {
+			if r, inl := y.(*ir.InlinedCallExpr); inl {
+				if call, counter := kprofCounterInl[r]; counter {
+					name, ok = kprofCallee(call)
+				}
+			}
+		}
+		return ok && name != "C" && name != "T" && name != "V" && name != "CQ" && name != "P" && name != "Pop"
+	}
+	for _, x := range body {
+		if ir.Any(x, checks) {
+			return true
+		}
+	}
+	return false
 }
