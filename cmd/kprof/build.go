@@ -257,7 +257,11 @@ func runGo(verb string, args []string) error {
 	defer os.RemoveAll(tmp)
 	var env []string // for the go command
 	if verb == "test" {
-		if goArgs, env, err = installGoShim(tmp, self, kf, goArgs); err != nil {
+		target := ""
+		if len(goEnv) > 3 {
+			target = strings.TrimSpace(goEnv[2]) + "_" + strings.TrimSpace(goEnv[3])
+		}
+		if goArgs, env, err = installGoShim(tmp, self, kf, target, goArgs); err != nil {
 			return err
 		}
 	}

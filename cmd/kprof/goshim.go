@@ -37,9 +37,16 @@ type goShim struct {
 
 // installGoShim writes the go shim into a directory under dir and returns
 // go test's arguments goArgs with kprof's -exec, and the environment
-// entries for go test. It changes nothing where there is no POSIX shell to
-// run the script (Windows, which has no plugins).
-func installGoShim(dir, self string, kf kprofFlags, goArgs []string) ([]string, []string, error) {
+// entries for go test. target is the GOOS_GOARCH the tests are built for:
+// without an -exec of the user's, go test runs a test binary for another
+// system through go_GOOS_GOARCH_exec, if PATH has it, and so does kprof's
+// -exec then. It changes nothing where there is no POSIX shell to run the
+// script (Windows, which has no plugins).
+//
+// An -exec also turns off go test's cache of test results: kprof test
+// runs the tests every time, and every time writes their profiles (a
+// cached result wrote none).
+func installGoShim(dir, self string, kf kprofFlags, target string, goArgs []string) ([]string, []string, error) {
 	if runtime.GOOS == "windows" {
 		return goArgs, nil, nil
 	}
@@ -68,6 +75,7 @@ func installGoShim(dir, self string, kf kprofFlags, goArgs []string) ([]string, 
 	}
 	// kprof's -exec runs the user's, if any, with its own quoting.
 	wrap := quotedSelf + " goexec"
+	user := false
 	var out []string
 	for i := 0; i < len(goArgs); i++ {
 		a := goArgs[i]
@@ -85,6 +93,14 @@ func installGoShim(dir, self string, kf kprofFlags, goArgs []string) ([]string, 
 			val = goArgs[i]
 		}
 		wrap += " " + val
+		user = true
+	}
+	if host := runtime.GOOS + "_" + runtime.GOARCH; !user && target != "" && target != host {
+		if prog, err := exec.LookPath("go_" + target + "_exec"); err == nil {
+			if q, ok := quoteField(prog); ok {
+				wrap += " " + q
+			}
+		}
 	}
 	return append([]string{"-exec", wrap}, out...), []string{goShimEnv + "=" + string(settings)}, nil
 }

@@ -43,7 +43,7 @@ func TestInstallGoShim(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	args, env, err := installGoShim(dir, "/opt/k prof/kprof", kf, goArgs)
+	args, env, err := installGoShim(dir, "/opt/k prof/kprof", kf, runtime.GOOS+"_"+runtime.GOARCH, goArgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +60,19 @@ func TestInstallGoShim(t *testing.T) {
 	}
 	if !slices.Equal(sh.Flags, []string{"-maxpath=50"}) {
 		t.Errorf("the shim's kprof flags %q, want -maxpath=50", sh.Flags)
+	}
+	// Tests for another system run through go_GOOS_GOARCH_exec, found on
+	// PATH, as go test runs them without an -exec; the user's -exec wins.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "go_plan9_mips_exec"), []byte("#!/bin/sh\n"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if args, _, err := installGoShim(t.TempDir(), "/k", kf, "plan9_mips", []string{"."}); err != nil || args[1] != "/k goexec "+filepath.Join(bin, "go_plan9_mips_exec") {
+		t.Errorf("for plan9_mips, -exec %q (%v), want kprof's with go_plan9_mips_exec", args, err)
+	}
+	if args, _, err := installGoShim(t.TempDir(), "/k", kf, "plan9_mips", []string{"-exec=qemu", "."}); err != nil || args[1] != "/k goexec qemu" {
+		t.Errorf("for plan9_mips with -exec=qemu, -exec %q (%v), want kprof's with qemu", args, err)
 	}
 	script, err := os.ReadFile(filepath.Join(sh.Dir, "go"))
 	if err != nil {
