@@ -657,7 +657,7 @@ func kprofCalls(xs []ir.Node, skip ir.Node) bool {
 		}
 		switch y.Op() {
 		case ir.OCALLFUNC, ir.OCALLMETH, ir.OCALLINTER:
-			if _, ok := kprofCallee(y); !ok && !kprofRuntimeState(y) && !(y.Op() == ir.OCALLFUNC && ir.IsIntrinsicCall(y.(*ir.CallExpr))) {
+			if kprofOtherCall(y) {
 				found = true
 				return true
 			}
@@ -673,6 +673,14 @@ func kprofCalls(xs []ir.Node, skip ir.Node) bool {
 		}
 	}
 	return found
+}
+
+// kprofOtherCall reports whether call x calls a function other than
+// package counter's, runtime.KprofState (the state inlined counter code
+// reads) and intrinsics.
+func kprofOtherCall(x ir.Node) bool {
+	_, counter := kprofCallee(x)
+	return !counter && !kprofRuntimeState(x) && !(x.Op() == ir.OCALLFUNC && ir.IsIntrinsicCall(x.(*ir.CallExpr)))
 }
 
 // kprofRuntimeState reports whether x calls runtime.KprofState (inlined
@@ -1022,7 +1030,7 @@ func kprofHeadFolded(xs []ir.Node, folded map[*ir.InlinedCallExpr]bool) bool {
 				return true
 			}
 		case ir.OCALLFUNC, ir.OCALLMETH, ir.OCALLINTER:
-			if _, counter := kprofCallee(y); !counter && !kprofRuntimeState(y) && !(y.Op() == ir.OCALLFUNC && ir.IsIntrinsicCall(y.(*ir.CallExpr))) {
+			if kprofOtherCall(y) {
 				ok = false
 				return true
 			}
