@@ -82,6 +82,7 @@ type fitData struct {
 	counts           map[string]map[string]float64 // group → function → instructions of the group
 	funcs            map[string]profile.Func
 	cpuNS            float64
+	halves           float64 // cpuRef.halves
 	total            float64 // ns per run of all kept pprof samples
 	instr            *profile.Profile
 	merged           *profile.Profile
@@ -124,7 +125,7 @@ func fit(ctx context.Context, cfg *config, root, kprof string, filter *pprofconv
 		if err != nil {
 			return err
 		}
-		r := row{name: d.name, n: d.n, cpuNS: d.cpuNS, pprofSamples: d.samples, dropped: d.dropped}
+		r := row{name: d.name, n: d.n, cpuNS: d.cpuNS, pprofSamples: d.samples, dropped: d.dropped, halves: d.halves}
 		r.instrFlat = overlap.Functions(d.instr, d.merged)
 		p, total := synthesize(d, w)
 		r.costFlat = overlap.Functions(p, d.merged)
@@ -181,11 +182,11 @@ func fitWorkload(ctx context.Context, cfg *config, root, kprof string, filter *p
 	if err != nil {
 		return nil, err
 	}
-	merged, cpu, st, err := cpuProfiles(ctx, cfg, plain, want, filter, name, args)
+	ref, err := cpuProfiles(ctx, cfg, plain, want, filter, name, args)
 	if err != nil {
 		return nil, err
 	}
-	d.merged, d.cpuNS, d.samples, d.dropped = merged, cpu, st.Samples, st.Dropped
+	d.merged, d.cpuNS, d.samples, d.dropped, d.halves = ref.merged, ref.cpuNS, ref.st.Samples, ref.st.Dropped, ref.halves
 	d.pprof = map[string]float64{}
 	period := float64(d.merged.Meta.Granularity) // ns per sample, as the profiles say
 	for _, s := range d.merged.Flat() {

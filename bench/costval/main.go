@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -28,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,6 +55,7 @@ type config struct {
 	out        string
 	fit        bool
 	writeTable string
+	explain    int
 	args       string
 }
 
@@ -64,6 +67,7 @@ type row struct {
 	costNS                float64 // the cost profile's total, ns
 	cpuNS                 float64 // median CPU time (user+sys) of the plain runs, ns
 	pprofSamples, dropped int64
+	halves                float64 // flat overlap of the odd pprof runs' merge with the even ones', %
 }
 
 func main() {
@@ -78,6 +82,7 @@ func main() {
 	flag.StringVar(&cfg.out, "out", "", "also write the markdown report to this `file`")
 	flag.BoolVar(&cfg.fit, "fit", false, "fit group weights on the workloads, validate leaving each one out (see fit.go)")
 	flag.StringVar(&cfg.writeTable, "table-out", "", "with -fit: write the table fitted on all workloads to this `file`")
+	flag.IntVar(&cfg.explain, "explain", 0, "print each workload's `N` functions whose share of the cost profile is furthest from their share of CPU time")
 	flag.Parse()
 	cfg.args = strings.Join(os.Args[1:], " ")
 	cfg.workloads = strings.Split(workloads, ",")
@@ -166,11 +171,12 @@ func workload(ctx context.Context, cfg *config, root, kprof string, costFlags []
 	if err != nil {
 		return r, err
 	}
-	merged, cpu, st, err := cpuProfiles(ctx, cfg, plain, want, filter, name, args)
+	ref, err := cpuProfiles(ctx, cfg, plain, want, filter, name, args)
 	if err != nil {
 		return r, err
 	}
-	r.cpuNS, r.pprofSamples, r.dropped = cpu, st.Samples, st.Dropped
+	merged := ref.merged
+	r.cpuNS, r.pprofSamples, r.dropped, r.halves = ref.cpuNS, ref.st.Samples, ref.st.Dropped, ref.halves
 	profs := map[string]*profile.Profile{}
 	for _, b := range []string{instr, costb} {
 		path := b + ".kprof"
@@ -191,7 +197,46 @@ func workload(ctx context.Context, cfg *config, root, kprof string, costFlags []
 		return r, fmt.Errorf("the cost build's profile has metric %q", profs[costb].Meta.Metric)
 	}
 	r.costNS = float64(profs[costb].TotalInstructions) / 1000
+	if cfg.explain > 0 {
+		explain(os.Stderr, name, cfg.explain, merged, profs[instr], profs[costb])
+	}
 	return r, nil
+}
+
+// explain prints the n functions whose flat share of the cost profile is
+// furthest from their share of the CPU profile cpu, with their share of
+// the instruction profile beside.
+func explain(w io.Writer, name string, n int, cpu, instr, cost *profile.Profile) {
+	shares := func(p *profile.Profile) map[profile.Func]float64 {
+		m := map[profile.Func]float64{}
+		var total float64
+		for _, s := range p.Flat() {
+			m[s.Func] = float64(s.Self)
+			total += float64(s.Self)
+		}
+		for f := range m {
+			m[f] = 100 * m[f] / max(total, 1)
+		}
+		return m
+	}
+	c, i, k := shares(cpu), shares(instr), shares(cost)
+	var funcs []profile.Func
+	for _, m := range []map[profile.Func]float64{c, i, k} {
+		for f := range m {
+			funcs = append(funcs, f)
+		}
+	}
+	slices.SortFunc(funcs, func(a, b profile.Func) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	})
+	funcs = slices.Compact(funcs)
+	sort.SliceStable(funcs, func(a, b int) bool {
+		return math.Abs(k[funcs[a]]-c[funcs[a]]) > math.Abs(k[funcs[b]]-c[funcs[b]])
+	})
+	fmt.Fprintf(w, "%s: the %d functions furthest from their CPU share (%%: CPU, instructions, cost)\n", name, min(n, len(funcs)))
+	for _, f := range funcs[:min(n, len(funcs))] {
+		fmt.Fprintf(w, "  %6.2f %6.2f %6.2f  %s\n", c[f], i[f], k[f], f.Name)
+	}
 }
 
 // sizeArgs returns the workload's -n arguments: its default size times
@@ -215,38 +260,66 @@ func sizeArgs(root string, cfg *config, name string) ([]string, error) {
 	return []string{"-n", strconv.Itoa(n)}, nil
 }
 
-// cpuProfiles runs the plain build cfg.runs times with a CPU profile,
-// checks that each run prints want, and returns the merge of the profiles
-// (as kprof profiles), the median CPU time of the runs and the pprof
-// samples read and dropped in all.
-func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *pprofconv.Filter, name string, args []string) (*profile.Profile, float64, pprofconv.Stats, error) {
-	var pprofs []*profile.Profile
+// cpuRef is the reference a workload's profiles are compared with.
+type cpuRef struct {
+	merged *profile.Profile // the merge of the runs' CPU profiles
+	cpuNS  float64          // median CPU time of the runs, ns
+	st     pprofconv.Stats  // pprof samples read and dropped in all
+	// The flat overlap of the merge of the odd-numbered runs with that of
+	// the even-numbered ones, %: how far sampling noise alone keeps two
+	// CPU profiles apart (noiseCeiling).
+	halves float64
+}
+
+// noiseCeiling estimates, from the halves' overlap, the flat overlap a
+// model that predicted CPU time exactly would reach against the merge of
+// all runs: the halves differ by the noise of two samples of half the
+// size each, about twice the noise of the whole merge (the spread of a
+// count grows as the square root of the samples).
+func noiseCeiling(halves float64) float64 { return 100 - (100-halves)/2 }
+
+// cpuProfiles runs the plain build cfg.runs times with a CPU profile and
+// checks that each run prints want.
+func cpuProfiles(ctx context.Context, cfg *config, plain, want string, filter *pprofconv.Filter, name string, args []string) (cpuRef, error) {
+	var ref cpuRef
+	var halves [2][]*profile.Profile
 	var cpus []float64
-	var all pprofconv.Stats
 	for i := 1; i <= cfg.runs; i++ {
 		path := filepath.Join(cfg.work, fmt.Sprintf("%s.pprof.%d", name, i))
 		out, cpu, err := runBin(ctx, plain, nil, append(args, "-cpuprofile", path, "-cpuhz", strconv.Itoa(cfg.hz))...)
 		if err != nil {
-			return nil, 0, all, err
+			return ref, err
 		}
 		if out != want {
-			return nil, 0, all, fmt.Errorf("pprof run printed %q, want %q", out, want)
+			return ref, fmt.Errorf("pprof run printed %q, want %q", out, want)
 		}
 		cpus = append(cpus, cpu)
 		p, st, err := readPprof(path, filter, name)
 		if err != nil {
-			return nil, 0, all, err
+			return ref, err
 		}
-		all.Samples += st.Samples
-		all.Dropped += st.Dropped
-		pprofs = append(pprofs, p)
+		ref.st.Samples += st.Samples
+		ref.st.Dropped += st.Dropped
+		halves[i%2] = append(halves[i%2], p)
 	}
-	merged, err := profile.Merge(pprofs...)
-	if err != nil {
-		return nil, 0, all, err
+	var err error
+	if ref.merged, err = profile.Merge(append(halves[0], halves[1]...)...); err != nil {
+		return ref, err
+	}
+	if len(halves[0]) > 0 {
+		odd, err := profile.Merge(halves[1]...)
+		if err != nil {
+			return ref, err
+		}
+		even, err := profile.Merge(halves[0]...)
+		if err != nil {
+			return ref, err
+		}
+		ref.halves = overlap.Functions(odd, even)
 	}
 	sort.Float64s(cpus)
-	return merged, cpus[len(cpus)/2], all, nil
+	ref.cpuNS = cpus[len(cpus)/2]
+	return ref, nil
 }
 
 func readPprof(path string, filter *pprofconv.Filter, name string) (*profile.Profile, pprofconv.Stats, error) {
@@ -284,15 +357,17 @@ func report(w io.Writer, cfg *config, rows []row) {
 		table = "left out of the fit"
 	}
 	fmt.Fprintf(w, "Flat overlap of kprof's exact profiles with %d merged runtime/pprof CPU profiles (%d Hz) of the plain build, per workload (-n a %.2g fraction of the default, binarytrees' depth as much less work). Cost metric: %s. CPU time: median user+system time of the pprof runs.\n\n", cfg.runs, cfg.hz, cfg.size, table)
-	fmt.Fprintf(w, "| workload | -n | pprof samples (dropped) | instructions, flat overlap | cost, flat overlap | cost total | CPU time | cost / CPU |\n")
-	fmt.Fprintf(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	var gi, gc, gr []float64
+	fmt.Fprintf(w, "Noise: the odd-numbered pprof runs' merge against the even-numbered runs' (halves), and the flat overlap a model that predicted CPU time exactly would reach against the merge of all runs, estimated from it (ceiling: the halves differ by about twice the sampling noise of the whole).\n\n")
+	fmt.Fprintf(w, "| workload | -n | pprof samples (dropped) | pprof halves | ceiling | instructions, flat overlap | cost, flat overlap | cost total | CPU time | cost / CPU |\n")
+	fmt.Fprintf(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	var gi, gc, gr, gh, gx []float64
 	for _, r := range rows {
 		ratio := r.costNS / r.cpuNS
-		fmt.Fprintf(w, "| %s | %d | %d (%d) | %.1f %% | %.1f %% | %.0f ms | %.0f ms | %.2f |\n", r.name, r.n, r.pprofSamples, r.dropped, r.instrFlat, r.costFlat, r.costNS/1e6, r.cpuNS/1e6, ratio)
+		fmt.Fprintf(w, "| %s | %d | %d (%d) | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.0f ms | %.0f ms | %.2f |\n", r.name, r.n, r.pprofSamples, r.dropped, r.halves, noiseCeiling(r.halves), r.instrFlat, r.costFlat, r.costNS/1e6, r.cpuNS/1e6, ratio)
 		gi, gc, gr = append(gi, r.instrFlat), append(gc, r.costFlat), append(gr, ratio)
+		gh, gx = append(gh, r.halves), append(gx, noiseCeiling(r.halves))
 	}
-	fmt.Fprintf(w, "| geometric mean | | | %.1f %% | %.1f %% | | | %.2f |\n", geomean(gi), geomean(gc), geomean(gr))
+	fmt.Fprintf(w, "| geometric mean | | | %.1f %% | %.1f %% | %.1f %% | %.1f %% | | | %.2f |\n", geomean(gh), geomean(gx), geomean(gi), geomean(gc), geomean(gr))
 }
 
 func geomean(xs []float64) float64 {
