@@ -40,29 +40,23 @@ type Settings struct {
 // profile, not with the number of goroutines or samples.
 
 // node is one calling context of a tree; its children form a linked list
-// (few children per context; the path cache avoids most walks).
+// (few children per context; the path cache avoids most walks). In exact
+// mode the calls that entered it follow it in memory (nodeChunk); its
+// recorded counts, which most contexts of most runs do not have, live
+// beside it in its chunk. A context then takes 48 bytes in sample mode and
+// 56 in exact mode: a deep recursion's profile holds millions.
 type node struct {
 	fn      *Func
 	samples int64
 	instr   int64
-	calls   int64 // exact mode: calls that entered this context
 	child   *node // first child
 	next    *node // next sibling
-	parent  *node
-	// The counts while recording (Record): a benchmark's timed part.
-	// Made when first counted (arena.rec): most contexts of most runs
-	// are never recorded.
-	rec *recCounts
+	parent  *node // nil for a tree's root, which is no chunk's
 }
 
-// recCounts are a node's counts while recording.
+// recCounts are a node's counts while recording (Record): a benchmark's
+// timed part.
 type recCounts struct{ samples, instr, calls int64 }
-
-// recChunk is a block of recCounts; an arena's form a list.
-type recChunk struct {
-	next *recChunk
-	recs [chunk]recCounts
-}
 
 // arena hands out nodes from off-heap chunks, which it keeps: after reset
 // it hands out the same memory again. The chunks it gives back (release)
@@ -73,22 +67,91 @@ type arena struct {
 	used       int // nodes of cur handed out
 	n          int // nodes handed out since reset
 	pool       *chunkPool
-	// The recorded counts of its nodes, handed out from chunks of their
-	// own, which the arena keeps.
-	rfirst, rcur *recChunk
-	rused        int
 }
 
-const chunk = 16
+// chunkSize is the size and alignment of a nodeChunk: a node's chunk is
+// found from its address.
+const chunkSize = 2048
 
-// nodeChunk is a block of nodes; an arena's chunks form a list.
+// Sizes of a node: in sample mode, and in exact mode with its calls.
+const (
+	sampleNode = unsafe.Sizeof(node{})
+	exactNode  = sampleNode + unsafe.Sizeof(int64(0))
+)
+
+// nodeChunk is a block of nodes, which follow its header: chunkNodes of
+// sampleNode or exactNode bytes each, by its mode. An arena's chunks form a
+// list. The recorded counts of its nodes are an array of their own, made
+// when one is first recorded.
 type nodeChunk struct {
 	next  *nodeChunk
-	nodes [chunk]node
+	recs  *[maxChunkNodes]recCounts
+	exact bool
+}
+
+// chunkNodes returns the number of nodes of a chunk.
+func chunkNodes(exact bool) int {
+	if exact {
+		return int((chunkSize - chunkHeader) / exactNode)
+	}
+	return int(maxChunkNodes)
+}
+
+// chunkHeader is the size of a nodeChunk, its nodes not included.
+const chunkHeader = 3 * unsafe.Sizeof(uintptr(0))
+
+var _ [chunkHeader - unsafe.Sizeof(nodeChunk{})]byte // (it fits)
+
+const maxChunkNodes = (chunkSize - chunkHeader) / sampleNode
+
+// at returns the i-th node of c.
+func (c *nodeChunk) at(i int) *node {
+	size := sampleNode
+	if c.exact {
+		size = exactNode
+	}
+	return (*node)(unsafe.Add(unsafe.Pointer(c), chunkHeader+uintptr(i)*size))
+}
+
+// chunkOf returns the chunk of n, a node other than a root, and n's index
+// in it.
+func chunkOf(n *node) (*nodeChunk, uintptr) {
+	c := (*nodeChunk)(unsafe.Pointer(uintptr(unsafe.Pointer(n)) &^ (chunkSize - 1)))
+	off := uintptr(unsafe.Pointer(n))&(chunkSize-1) - chunkHeader
+	if c.exact {
+		return c, off / exactNode
+	}
+	return c, off / sampleNode
+}
+
+// callsOf returns the calls of n, a node other than a root, in exact mode.
+func callsOf(n *node) *int64 { return (*int64)(unsafe.Add(unsafe.Pointer(n), sampleNode)) }
+
+// calls returns the calls that entered n (exact mode).
+func (n *node) calls() int64 {
+	if n.parent == nil {
+		return 0 // (a root is never called)
+	}
+	if c, _ := chunkOf(n); !c.exact {
+		return 0
+	}
+	return *callsOf(n)
+}
+
+// recorded returns the recorded counts of n, nil if its chunk has none.
+func (n *node) recorded() *recCounts {
+	if n.parent == nil {
+		return nil // (a root has no counts)
+	}
+	c, i := chunkOf(n)
+	if c.recs == nil {
+		return nil
+	}
+	return &c.recs[i]
 }
 
 func (a *arena) new(f *Func) *node {
-	if a.cur == nil || a.used == chunk {
+	if a.cur == nil || a.used == chunkNodes(a.cur.exact) {
 		next := a.first
 		if a.cur != nil {
 			next = a.cur.next
@@ -103,43 +166,33 @@ func (a *arena) new(f *Func) *node {
 		}
 		a.cur, a.used = next, 0
 	}
-	n := &a.cur.nodes[a.used]
+	c, i := a.cur, a.used
+	n := c.at(i)
 	a.used++
 	a.n++
-	*n = node{fn: f} // (reused memory holds a former node)
+	// (Reused memory holds a former node.)
+	*n = node{fn: f}
+	if c.exact {
+		*callsOf(n) = 0
+	}
+	if c.recs != nil {
+		c.recs[i] = recCounts{}
+	}
 	return n
 }
 
 // reset makes every node handed out free again. The caller has zeroed
 // them (a child cache may still point at them: see child).
-func (a *arena) reset() { a.cur, a.used, a.n, a.rcur, a.rused = nil, 0, 0, nil, 0 }
+func (a *arena) reset() { a.cur, a.used, a.n = nil, 0, 0 }
 
-// rec returns the recorded counts of n, a node of the arena's tree (or its
-// root), made if n has none.
+// rec returns the recorded counts of n, a node of the arena's tree other
+// than its root, making its chunk's if it has none.
 func (a *arena) rec(n *node) *recCounts {
-	if n.rec != nil {
-		return n.rec
+	c, i := chunkOf(n)
+	if c.recs == nil {
+		c.recs = (*[maxChunkNodes]recCounts)(counter.Alloc(unsafe.Sizeof([maxChunkNodes]recCounts{})))
 	}
-	if a.rcur == nil || a.rused == chunk {
-		next := a.rfirst
-		if a.rcur != nil {
-			next = a.rcur.next
-		}
-		if next == nil {
-			next = (*recChunk)(counter.Alloc(unsafe.Sizeof(recChunk{})))
-			if a.rcur == nil {
-				a.rfirst = next
-			} else {
-				a.rcur.next = next
-			}
-		}
-		a.rcur, a.rused = next, 0
-	}
-	r := &a.rcur.recs[a.rused]
-	a.rused++
-	*r = recCounts{} // (reused memory)
-	n.rec = r
-	return r
+	return &c.recs[i]
 }
 
 // release is reset that also gives every chunk but the first to the pool:
@@ -156,9 +209,16 @@ func (a *arena) release() {
 // chunkPool holds the free chunks of a CCT's arenas. Its lock is taken
 // once per chunk of contexts a tree gains or frees, never per sample.
 type chunkPool struct {
-	mu   spinlock
-	free *nodeChunk
+	mu    spinlock
+	free  *nodeChunk
+	exact bool // chunks hold exact mode's nodes
+	// The rest of the latest slab, from which chunks are cut aligned.
+	slab unsafe.Pointer
+	left int // chunks
 }
+
+// slabChunks is the number of chunks allocated at once.
+const slabChunks = 32
 
 // get returns a free chunk, from the pool or newly allocated.
 func (p *chunkPool) get() *nodeChunk {
@@ -166,11 +226,26 @@ func (p *chunkPool) get() *nodeChunk {
 	c := p.free
 	if c != nil {
 		p.free, c.next = c.next, nil
+	} else {
+		c = p.cut()
 	}
 	p.mu.Unlock()
-	if c == nil {
-		c = (*nodeChunk)(counter.Alloc(unsafe.Sizeof(nodeChunk{})))
+	return c
+}
+
+// cut returns a new chunk, cut from the slab. The caller holds p.mu.
+func (p *chunkPool) cut() *nodeChunk {
+	if p.left == 0 {
+		// Off-heap memory is aligned to 8 bytes: one chunk more than
+		// the slab's, to align the first.
+		s := counter.Alloc((slabChunks + 1) * chunkSize)
+		p.slab = unsafe.Add(s, (chunkSize-uintptr(s)%chunkSize)%chunkSize)
+		p.left = slabChunks
 	}
+	c := (*nodeChunk)(p.slab)
+	p.slab = unsafe.Add(p.slab, chunkSize)
+	p.left--
+	c.exact = p.exact
 	return c
 }
 
@@ -404,6 +479,7 @@ func NewCCT(set Settings) *CCT {
 	}
 	a := &CCT{set: set, exact: set.Mode == profile.ModeExact, id: ids.Add(1)}
 	a.pool = (*chunkPool)(counter.Alloc(unsafe.Sizeof(chunkPool{})))
+	a.pool.exact = a.exact
 	a.merged = newState(false, a.pool)
 	a.scratch = newState(false, a.pool)
 	// Every goroutine's PRNG starts from the seed: its first granularity,
@@ -593,7 +669,7 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	} else {
 		c = g.leafChild(parent, callee, k)
 	}
-	c.calls++
+	*callsOf(c)++
 	if rec {
 		g.nodes.rec(c).calls++
 	}
@@ -636,7 +712,7 @@ func (a *CCT) SampleLeaf(stack []*Func, from int, m, n int64) int64 {
 		c = g.leafChild(parent, callee, k)
 	}
 	g.n = k + 1
-	c.calls++
+	*callsOf(c)++
 	c.samples++
 	c.instr += n
 	g.last = c
@@ -781,8 +857,10 @@ func (g *gstate) walk(stack []*Func, i int) *node {
 func (g *gstate) addCounts(dst, src *node) {
 	dst.samples += src.samples
 	dst.instr += src.instr
-	dst.calls += src.calls
-	if s := src.rec; s != nil {
+	if k := src.calls(); k != 0 {
+		*callsOf(dst) += k
+	}
+	if s := src.recorded(); s != nil && *s != (recCounts{}) {
 		d := g.nodes.rec(dst)
 		d.samples += s.samples
 		d.instr += s.instr
@@ -1110,8 +1188,8 @@ func prune(n *profile.Node) bool {
 // forget zeroes the recorded counts of a tree.
 func forget(root *node) {
 	walkTree(root, func(n *node) {
-		if n.rec != nil {
-			*n.rec = recCounts{}
+		if r := n.recorded(); r != nil {
+			*r = recCounts{}
 		}
 	})
 }
@@ -1236,7 +1314,7 @@ func (tree) First(n *node) *node            { return n.child }
 func (tree) Next(n *node) *node             { return n.next }
 func (tree) Key(n *node) *Func              { return n.fn }
 func (tree) Func(n *node) profile.Func      { return ofunc(n.fn) }
-func (tree) Counts(n *node) (s, i, c int64) { return n.samples, n.instr, n.calls }
+func (tree) Counts(n *node) (s, i, c int64) { return n.samples, n.instr, n.calls() }
 
 func ofunc(f *Func) profile.Func {
 	return profile.Func{Name: f.Name, File: f.File, Line: f.Line}
@@ -1257,7 +1335,7 @@ func addTree(dst *profile.Node, src *node, recorded bool) {
 		todo = todo[:len(todo)-1]
 		dst, src := p.dst, p.src
 		if recorded {
-			if r := src.rec; r != nil {
+			if r := src.recorded(); r != nil {
 				dst.Samples += r.samples
 				dst.Instructions += r.instr
 				dst.Calls += r.calls
@@ -1265,7 +1343,7 @@ func addTree(dst *profile.Node, src *node, recorded bool) {
 		} else {
 			dst.Samples += src.samples
 			dst.Instructions += src.instr
-			dst.Calls += src.calls
+			dst.Calls += src.calls()
 		}
 		for c := src.child; c != nil; c = c.next {
 			todo = append(todo, pair{dst.Child(ofunc(c.fn)), c})

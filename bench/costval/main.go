@@ -18,7 +18,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -207,11 +206,12 @@ func workload(ctx context.Context, cfg *config, root, kprof string, costFlags []
 // furthest from their share of the CPU profile cpu, with their share of
 // the instruction profile beside.
 func explain(w io.Writer, name string, n int, cpu, instr, cost *profile.Profile) {
-	shares := func(p *profile.Profile) map[profile.Func]float64 {
-		m := map[profile.Func]float64{}
+	// By name, as overlap.Functions identifies functions.
+	shares := func(p *profile.Profile) map[string]float64 {
+		m := map[string]float64{}
 		var total float64
 		for _, s := range p.Flat() {
-			m[s.Func] = float64(s.Self)
+			m[s.Func.Name] += float64(s.Self)
 			total += float64(s.Self)
 		}
 		for f := range m {
@@ -220,22 +220,20 @@ func explain(w io.Writer, name string, n int, cpu, instr, cost *profile.Profile)
 		return m
 	}
 	c, i, k := shares(cpu), shares(instr), shares(cost)
-	var funcs []profile.Func
-	for _, m := range []map[profile.Func]float64{c, i, k} {
+	var funcs []string
+	for _, m := range []map[string]float64{c, i, k} {
 		for f := range m {
 			funcs = append(funcs, f)
 		}
 	}
-	slices.SortFunc(funcs, func(a, b profile.Func) int {
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
-	})
+	slices.Sort(funcs)
 	funcs = slices.Compact(funcs)
 	sort.SliceStable(funcs, func(a, b int) bool {
 		return math.Abs(k[funcs[a]]-c[funcs[a]]) > math.Abs(k[funcs[b]]-c[funcs[b]])
 	})
 	fmt.Fprintf(w, "%s: the %d functions furthest from their CPU share (%%: CPU, instructions, cost)\n", name, min(n, len(funcs)))
 	for _, f := range funcs[:min(n, len(funcs))] {
-		fmt.Fprintf(w, "  %6.2f %6.2f %6.2f  %s\n", c[f], i[f], k[f], f.Name)
+		fmt.Fprintf(w, "  %6.2f %6.2f %6.2f  %s\n", c[f], i[f], k[f], f)
 	}
 }
 
