@@ -76,7 +76,14 @@ var sizes = types.SizesFor("gc", "amd64")
 // Classify returns the class of a counted instruction (see package
 // rewrite, "What is counted") and, for a heap allocation of a constant
 // size, its size in bytes.
-func Classify(instr ssa.Instruction) (class string, bytes int64) {
+func Classify(instr ssa.Instruction) (class string, bytes int64) { return classify(instr, nil) }
+
+// classify is Classify with the compiler's escape analysis, if esc is
+// not nil: an allocation it keeps on the stack weighs alloc.local.
+func classify(instr ssa.Instruction, esc *Escapes) (class string, bytes int64) {
+	if esc != nil && onStack(instr, esc) {
+		return "alloc.local", 0
+	}
 	switch in := instr.(type) {
 	case *ssa.BinOp:
 		return binOp(in), 0
@@ -206,12 +213,43 @@ func Classify(instr ssa.Instruction) (class string, bytes int64) {
 // plus alloc.byte per byte of a heap allocation of a constant size. It is
 // at least 1.
 func (t *Table) Weight(instr ssa.Instruction) int64 {
-	c, n := Classify(instr)
+	c, n := classify(instr, t.esc)
 	w := t.Class(c)
 	if n > 0 {
 		w += n * t.Class("alloc.byte")
 	}
 	return max(w, 1)
+}
+
+// onStack reports whether instr is an allocation go/ssa puts on the heap
+// and the compiler, by esc, on the stack.
+func onStack(instr ssa.Instruction, esc *Escapes) bool {
+	switch in := instr.(type) {
+	case *ssa.Alloc:
+		if !in.Heap || !in.Pos().IsValid() {
+			return false
+		}
+		switch in.Comment {
+		case "complit", "new", "makeslice", "slicelit":
+			heap, known := esc.site(in.Pos())
+			return known && !heap
+		case "varargs":
+			return false // (go/ssa gives it no position)
+		}
+		// A variable: the compiler says which it moves.
+		return !esc.movedVar(in.Pos())
+	case *ssa.MakeSlice:
+		heap, known := esc.site(in.Pos())
+		return known && !heap
+	case *ssa.MakeClosure:
+		// The compiler reports every closure it makes: none where it
+		// inlined the literal's calls.
+		if fn, ok := in.Fn.(*ssa.Function); ok && fn.Pos().IsValid() {
+			heap, _ := esc.site(fn.Pos())
+			return !heap
+		}
+	}
+	return false
 }
 
 // local reports whether v addresses (part of) a variable go/ssa keeps in

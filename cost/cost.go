@@ -63,11 +63,25 @@ const Metric = "cost"
 // Unit is the unit of weights.
 const Unit = "picoseconds"
 
+// classifyVersion numbers the ways of classifying instructions: a table's
+// weights mean something else under another (Ident). 2: allocations the
+// compiler keeps on the stack weigh alloc.local (Escapes).
+const classifyVersion = 2
+
 // A Table holds the weight of every class.
 type Table struct {
 	Name    string           // identifies the table in profiles
 	Scale   int64            // ps of an average instruction
 	Weights map[string]int64 // by class; absent classes weigh Weights["other"]
+	esc     *Escapes         // the package's, if known (WithEscapes)
+}
+
+// WithEscapes returns t for a package whose compiler escape analysis is
+// esc: allocations the compiler keeps on the stack weigh alloc.local.
+func (t *Table) WithEscapes(esc *Escapes) *Table {
+	u := *t
+	u.esc = esc
+	return &u
 }
 
 //go:embed linux_amd64.txt
@@ -159,7 +173,8 @@ func (t *Table) Format() []byte {
 
 // Ident identifies t in profiles (profile.Meta.MetricTable): its name and
 // the first 16 hex digits of the SHA-256 of its canonical form (Format
-// without comments, so that two tables with equal weights are one).
+// without comments, so that two tables with equal weights are one) and of
+// classifyVersion.
 func (t *Table) Ident() string {
 	keys := make([]string, 0, len(t.Weights))
 	for k := range t.Weights {
@@ -167,7 +182,7 @@ func (t *Table) Ident() string {
 	}
 	sort.Strings(keys)
 	h := sha256.New()
-	fmt.Fprintf(h, "name %s\nscale %d\n", t.Name, t.Scale)
+	fmt.Fprintf(h, "classify %d\nname %s\nscale %d\n", classifyVersion, t.Name, t.Scale)
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s %d\n", k, t.Weights[k])
 	}

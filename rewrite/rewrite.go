@@ -75,6 +75,10 @@ type Input struct {
 	Path  string   // import path
 	Pkg   *types.Package
 	Info  *types.Info
+	// Escapes is the compiler's escape analysis of the package
+	// (cost.ParseEscapes), if known: under a cost table, the allocations
+	// it keeps on the stack weigh as such.
+	Escapes *cost.Escapes
 }
 
 // Output is the instrumented package.
@@ -150,6 +154,9 @@ func hasSkipPragma(doc *ast.CommentGroup) bool {
 func Package(in *Input, opts Options) (*Output, error) {
 	if opts.MaxPath == 0 {
 		opts.MaxPath = DefaultOptions.MaxPath
+	}
+	if opts.Cost != nil && in.Escapes != nil {
+		opts.Cost = opts.Cost.WithEscapes(in.Escapes)
 	}
 	spkg := BuildSSA(in)
 	fileOf := make(map[*token.File]int)

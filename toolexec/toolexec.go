@@ -343,7 +343,7 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 	}
 	lang, _ := flagValue(args, "-lang")
 	isMain := pkgPath == "main"
-	newFiles, approx, quiet, err := instrumentFiles(cfg, pkgPath, files, importcfg, lang, isMain, workDir)
+	newFiles, approx, quiet, err := instrumentFiles(cfg, pkgPath, args, files, importcfg, lang, isMain, workDir)
 	if err != nil {
 		// Not type-correct (or not analysable): let the compiler report
 		// on the original files. If it compiles them, the package is
@@ -398,7 +398,8 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 
 // instrumentFiles type-checks and instruments the package's files, writing
 // the changed ones to workDir. It returns the file list for the compiler.
-func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lang string, isMain bool, workDir string) (_ []string, _ []string, quiet map[string]int64, err error) {
+// compile is the compile step's command line.
+func instrumentFiles(cfg *Config, pkgPath string, compile, files []string, importcfg, lang string, isMain bool, workDir string) (_ []string, _ []string, quiet map[string]int64, err error) {
 	defer func() {
 		// A bug in the instrumenter must not break the user's build: the
 		// package is compiled as it is, and the failure reported.
@@ -439,6 +440,11 @@ func instrumentFiles(cfg *Config, pkgPath string, files []string, importcfg, lan
 		return nil, nil, nil, err
 	}
 	in.Pkg = pkg
+	if cfg.Options.Cost != nil {
+		if diag, ok := escapeDiagnostics(compile, workDir); ok {
+			in.Escapes = cost.ParseEscapes(diag, fset, in.Files)
+		}
+	}
 	facts, err := newImportFacts(importcfg)
 	if err != nil {
 		return nil, nil, nil, err
@@ -844,4 +850,22 @@ func checkableLang(lang string) string {
 		return own
 	}
 	return lang
+}
+
+// escapeDiagnostics runs the compile step compile once more, on the
+// original files, with the compiler's -m flag, its outputs in workDir, and
+// returns what the compiler printed: its escape analysis of the package
+// (cost.ParseEscapes). ok is false if the compiler failed; the compile
+// step proper reports why.
+func escapeDiagnostics(compile []string, workDir string) (out []byte, ok bool) {
+	args := append([]string{compile[0], "-m"}, compile[1:]...)
+	for flag, file := range map[string]string{"-o": "escapes.o", "-linkobj": "escapes.linkobj", "-asmhdr": "escapes_asm.h"} {
+		setFlag(args, flag, filepath.Join(workDir, file))
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	out, err := cmd.CombinedOutput()
+	for _, f := range []string{"escapes.o", "escapes.linkobj", "escapes_asm.h"} {
+		os.Remove(filepath.Join(workDir, f))
+	}
+	return out, err == nil
 }

@@ -10,6 +10,7 @@ import (
 	"go/types"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -70,6 +71,17 @@ func oracleWeighted(t *testing.T, file, lang string, tbl *cost.Table) *oracleRun
 	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default(), GoVersion: lang}, fset, types.NewPackage("main", "main"), []*ast.File{f}, ssa.InstantiateGenerics)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tbl != nil {
+		// kprof build weighs allocations by the compiler's escape
+		// analysis (cost.Escapes).
+		cmd := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
+		cmd.Dir = filepath.Dir(file)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+		}
+		tbl = tbl.WithEscapes(cost.ParseEscapes(out, fset, []*ast.File{f}))
 	}
 	// Weights by function name; generic instances count as their origin.
 	weights := map[string][]int64{}

@@ -76,9 +76,24 @@ type Kernel struct {
 
 // Count returns the instructions of each class one iteration of each
 // kernel runs, from the kernels' go/ssa form.
+// Allocations are classified by the compiler's escape analysis, as kprof
+// build does (cost.Escapes): the go command in PATH compiles the kernels
+// with -m.
 func Count() (map[string]map[string]float64, error) {
+	dir, err := kernelsDir()
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	vet := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
+	vet.Dir = dir
+	vet.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	diag, err := vet.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("compiling the kernels: %v\n%s", err, diag)
+	}
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "kernels.go", kernelSrc, parser.ParseComments)
+	f, err := parser.ParseFile(fset, filepath.Join(dir, "main.go"), kernelSrc, parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +101,7 @@ func Count() (map[string]map[string]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernels: %v", err)
 	}
+	esc := cost.ParseEscapes(diag, fset, []*ast.File{f})
 	cg := cha.CallGraph(pkg.Prog)
 	out := make(map[string]map[string]float64)
 	for name, mem := range pkg.Members {
@@ -99,7 +115,7 @@ func Count() (map[string]map[string]float64, error) {
 			return nil, err
 		}
 		for _, b := range blocks {
-			if err := countBlock(b, cg, counts, 0); err != nil {
+			if err := countBlock(b, cg, esc, counts, 0); err != nil {
 				return nil, fmt.Errorf("%s: %v", name, err)
 			}
 		}
@@ -156,7 +172,7 @@ func loopBlocks(fn *ssa.Function) ([]*ssa.BasicBlock, error) {
 
 // countBlock adds the classes of b's counted instructions to counts, and
 // those of the functions it calls, which must run straight through.
-func countBlock(b *ssa.BasicBlock, cg *callgraph.Graph, counts map[string]float64, depth int) error {
+func countBlock(b *ssa.BasicBlock, cg *callgraph.Graph, esc *cost.Escapes, counts map[string]float64, depth int) error {
 	if depth > 4 {
 		return errors.New("calls nested too deep")
 	}
@@ -165,7 +181,7 @@ func countBlock(b *ssa.BasicBlock, cg *callgraph.Graph, counts map[string]float6
 		case *ssa.Phi, *ssa.DebugRef:
 			continue
 		}
-		c, bytes := cost.Classify(instr)
+		c, bytes := esc.Classify(instr)
 		counts[c]++
 		if bytes > 0 {
 			counts["alloc.byte"] += float64(bytes)
@@ -188,7 +204,7 @@ func countBlock(b *ssa.BasicBlock, cg *callgraph.Graph, counts map[string]float6
 			if len(cb.Succs) > 1 {
 				return fmt.Errorf("callee %s branches", callee)
 			}
-			if err := countBlock(cb, cg, counts, depth+1); err != nil {
+			if err := countBlock(cb, cg, esc, counts, depth+1); err != nil {
 				return err
 			}
 		}
@@ -246,20 +262,32 @@ func counted(f *ssa.Function) *ssa.Function {
 	return f
 }
 
+// kernelsDir returns a new temporary directory that holds the kernels as
+// a main module.
+func kernelsDir() (string, error) {
+	dir, err := os.MkdirTemp("", "kprof-calibrate-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), kernelSrc, 0o666); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module kernels\n\ngo 1.22\n"), 0o666); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
 // Measure builds the kernels with the go command in PATH and runs them,
 // rounds rounds each, returning picoseconds per iteration by kernel.
 func Measure(ctx context.Context, rounds int) (map[string]float64, error) {
-	dir, err := os.MkdirTemp("", "kprof-calibrate-")
+	dir, err := kernelsDir()
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), kernelSrc, 0o666); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module kernels\n\ngo 1.22\n"), 0o666); err != nil {
-		return nil, err
-	}
 	bin := filepath.Join(dir, "kernels")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 	build.Dir = dir

@@ -1,0 +1,162 @@
+package cost
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+)
+
+// TestEscapes classifies the allocations of a package by the escape
+// analysis the compiler (go build -gcflags=-m) prints for it.
+func TestEscapes(t *testing.T) {
+	const src = `package p
+
+import "unsafe"
+
+type T struct{ a, b int }
+
+var sink any
+
+func lits(n int) *T {
+	p := &T{n, n}
+	q := &T{1, 2}
+	x := new(T)
+	sink = x
+	_ = q.a
+	return p
+}
+
+func makes(n int) int {
+	b := make([]byte, 16)
+	c := make([]byte, n)
+	e := make([]byte, n)
+	sink = e
+	return len(b) + len(c)
+}
+
+func vars(f float64) (uint64, *int) {
+	w, v := 7, 8
+	sink = &v
+	return *(*uint64)(unsafe.Pointer(&f)) + uint64(w), &w
+}
+
+func closures() (func() int, int) {
+	k, j := 0, 0
+	inc := func() { k++ }
+	inc()
+	return func() int { j++; return j }, k
+}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.22\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join(dir, "p.go"), src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	esc := ParseEscapes(out, fset, []*ast.File{f})
+	// The allocations of each function, in order, as go/ssa and as the
+	// compiler place them.
+	want := map[string]string{
+		"lits":     "&T{…}:heap &T{…}:stack new(T):heap",
+		"makes":    "make([]byte, 16):stack make([]byte, n):stack make([]byte, n):heap",
+		"vars":     "f:stack w:heap v:heap",
+		"closures": "k:stack j:heap func literal:stack func literal:heap",
+	}
+	for name, w := range want {
+		var got []string
+		fn := pkg.Func(name)
+		for _, b := range append(fn.Blocks, anonBlocks(fn)...) {
+			for _, instr := range b.Instrs {
+				var what string
+				switch in := instr.(type) {
+				case *ssa.Alloc:
+					if !in.Heap {
+						continue
+					}
+					what = in.Comment
+					if what == "complit" || what == "new" || what == "makeslice" {
+						what = source(fset, f, in.Pos())
+					}
+				case *ssa.MakeSlice:
+					what = source(fset, f, in.Pos())
+				case *ssa.MakeClosure:
+					what = "func literal"
+				default:
+					continue
+				}
+				place := "heap"
+				if onStack(instr, esc) {
+					place = "stack"
+				}
+				got = append(got, what+":"+place)
+			}
+		}
+		if g := strings.Join(got, " "); g != w {
+			t.Errorf("%s:\n got %s\nwant %s", name, g, w)
+		}
+	}
+	// The table's weights follow.
+	tb := Default().WithEscapes(esc)
+	for _, b := range pkg.Func("lits").Blocks {
+		for _, instr := range b.Instrs {
+			if a, ok := instr.(*ssa.Alloc); ok && onStack(a, esc) && tb.Weight(a) != tb.Class("alloc.local") {
+				t.Errorf("%s on the stack weighs %d, want alloc.local's %d", a, tb.Weight(a), tb.Class("alloc.local"))
+			}
+		}
+	}
+}
+
+// anonBlocks returns the blocks of fn's function literals.
+func anonBlocks(fn *ssa.Function) []*ssa.BasicBlock {
+	var bs []*ssa.BasicBlock
+	for _, a := range fn.AnonFuncs {
+		bs = append(bs, a.Blocks...)
+	}
+	return bs
+}
+
+// source returns the text of the call or composite literal of f whose
+// Lparen or Lbrace is at pos, from its start.
+func source(fset *token.FileSet, f *ast.File, pos token.Pos) string {
+	var s string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.UnaryExpr:
+			if lit, ok := n.X.(*ast.CompositeLit); ok && lit.Lbrace == pos {
+				s = types.ExprString(n)
+			}
+		case *ast.CallExpr:
+			if n.Lparen == pos {
+				s = types.ExprString(n)
+			}
+		}
+		return s == ""
+	})
+	return s
+}
