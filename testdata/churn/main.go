@@ -6,13 +6,12 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/kprof/kprof/testdata/internal/hwm"
 )
 
 //go:noinline
@@ -28,7 +27,7 @@ func main() {
 	n := flag.Int("n", 100000, "goroutines")
 	alive := flag.Int("alive", 100, "goroutines alive at most")
 	seq := flag.Bool("seq", false, "run the work in one goroutine")
-	hwm := flag.Bool("hwm", false, "print the peak resident set (Linux's VmHWM) at the end")
+	peak := flag.Bool("hwm", false, "print the peak resident set (Linux's VmHWM) at the end")
 	flag.Parse()
 	var sum atomic.Int64
 	if *seq {
@@ -50,19 +49,7 @@ func main() {
 		wg.Wait()
 	}
 	fmt.Println(sum.Load())
-	if *hwm {
-		// The parent's rusage of this process would count the memory of
-		// the process that started it (Linux's maxrss survives exec).
-		f, err := os.Open("/proc/self/status")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-				fmt.Println("hwm", strings.TrimSpace(v))
-			}
-		}
+	if *peak {
+		hwm.Print()
 	}
 }

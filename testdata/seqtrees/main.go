@@ -6,11 +6,10 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"os"
-	"strings"
+
+	"github.com/kprof/kprof/testdata/internal/hwm"
 )
 
 // chain recurses k deep.
@@ -32,7 +31,7 @@ func level(k, n int) int {
 func main() {
 	n := flag.Int("n", 1500, "depth of the recursion")
 	runs := flag.Int("runs", 3, "goroutines, one after the other")
-	hwm := flag.Bool("hwm", false, "print the peak resident set (Linux's VmHWM) at the end")
+	peak := flag.Bool("hwm", false, "print the peak resident set (Linux's VmHWM) at the end")
 	flag.Parse()
 	total := 0
 	for range *runs {
@@ -41,19 +40,7 @@ func main() {
 		total += <-done
 	}
 	fmt.Println(total)
-	if *hwm {
-		// Read here, not from the parent's rusage: Linux counts in a
-		// child's maxrss the memory of the process that started it.
-		f, err := os.Open("/proc/self/status")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-				fmt.Println("hwm", strings.TrimSpace(v))
-			}
-		}
+	if *peak {
+		hwm.Print()
 	}
 }
