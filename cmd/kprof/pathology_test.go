@@ -309,7 +309,7 @@ func TestChurnRecursionReproducible(t *testing.T) {
 // not wall time: the machines are shared.
 func BenchmarkDeepRecursion(b *testing.B) {
 	bin := kprofBuild(b, buildKprof(b), "../../testdata/deeprec")
-	benchModes(b, bin, []string{"-depth", "20000", "-reps", "1000"})
+	benchModes(b, bin, []string{"-depth", "20000", "-reps", "1000", "-hwm"})
 }
 
 // BenchmarkGoroutineChurn runs 100,000 short goroutines, at most 100 alive

@@ -6,6 +6,8 @@ package main
 import (
 	"flag"
 	"fmt"
+
+	"github.com/kprof/kprof/testdata/internal/hwm"
 )
 
 type list struct {
@@ -32,6 +34,7 @@ func equal(a, b *list) bool {
 func main() {
 	depth := flag.Int("depth", 20000, "elements per list: the recursion's depth")
 	reps := flag.Int("reps", 1000, "comparisons")
+	peak := flag.Bool("hwm", false, "print the peak resident set (Linux's VmHWM) at the end")
 	flag.Parse()
 	a, b := build(*depth), build(*depth)
 	same := 0
@@ -41,4 +44,7 @@ func main() {
 		}
 	}
 	fmt.Println(same)
+	if *peak {
+		hwm.Print()
+	}
 }
