@@ -387,3 +387,74 @@ func encodedProfiles(t *testing.T, a *CCT) []byte {
 	}
 	return b.Bytes()
 }
+
+// Chunks of contexts freed by one goroutine's tree serve the tree that
+// grows next: a reused context starts with no calls and nothing recorded,
+// whatever the context that had its memory held. Checked against counts
+// computed here, in both modes, over enough contexts to fill many chunks
+// (each mode's chunk holds another number of them): the second goroutine's
+// first mergeNodes contexts, recorded, are merged into the first's tree
+// when it takes that tree (CCT.take), and their chunks serve the rest.
+func TestChunkReuse(t *testing.T) {
+	const n = 1000
+	fs := make([]*Func, n)
+	for i := range fs {
+		fs[i] = &Func{Name: fmt.Sprintf("f%d", i), File: "p/f.go", Line: i}
+	}
+	for _, mode := range []string{profile.ModeSample, profile.ModeExact} {
+		t.Run(mode, func(t *testing.T) {
+			a := NewCCT(Settings{Mode: mode, Granularity: 1})
+			exact := mode == profile.ModeExact
+			// run is one goroutine: under top, a call of each of fs (1
+			// instruction in top's context), then 2 instructions in the
+			// callee's, recorded from the recFrom-th call on.
+			run := func(top *Func, recFrom int) {
+				*counter.Local() = nil
+				a.Register()
+				defer a.Record(false)
+				for i, f := range fs {
+					a.Record(i >= recFrom)
+					a.SampleCall([]*Func{top}, 1, f, 1)
+					a.Sample([]*Func{top, f}, 1, 2)
+				}
+				a.Exit(0)
+			}
+			run(fa, n/2)
+			run(fb, 0)
+			// check compares p with the counts of the calls from[top]
+			// on under each top.
+			check := func(p *profile.Profile, what string, from map[string]int) {
+				got := map[string][2]int64{}
+				p.Walk(func(stack []profile.Func, nd *profile.Node) {
+					k := ""
+					for _, f := range stack {
+						k += "/" + f.Name
+					}
+					got[k] = [2]int64{nd.Instructions, nd.Calls}
+				})
+				want := map[string][2]int64{}
+				for top, first := range from {
+					want["/"+top] = [2]int64{int64(n - first), 0}
+					for i := first; i < n; i++ {
+						calls := int64(0)
+						if exact {
+							calls = 1
+						}
+						want["/"+top+"/"+fs[i].Name] = [2]int64{2, calls}
+					}
+				}
+				if len(got) != len(want) {
+					t.Errorf("%s: %d contexts, want %d", what, len(got), len(want))
+				}
+				for k, w := range want {
+					if got[k] != w {
+						t.Errorf("%s: %s has %d instructions and %d calls, want %d and %d", what, k, got[k][0], got[k][1], w[0], w[1])
+						break
+					}
+				}
+			}
+			check(a.Profile(profile.Meta{Program: "t"}), "profile", map[string]int{"a": 0, "b": 0})
+			check(a.RecordProfile(profile.Meta{Program: "t"}), "recorded", map[string]int{"a": n / 2, "b": 0})
+		})
+	}
+}
