@@ -113,10 +113,15 @@ func (c *nodeChunk) at(i int) *node {
 	return (*node)(unsafe.Add(unsafe.Pointer(c), chunkHeader+uintptr(i)*size))
 }
 
+// chunkAt returns the chunk of n, a node other than a root.
+func chunkAt(n *node) *nodeChunk {
+	return (*nodeChunk)(unsafe.Pointer(uintptr(unsafe.Pointer(n)) &^ (chunkSize - 1)))
+}
+
 // chunkOf returns the chunk of n, a node other than a root, and n's index
 // in it.
 func chunkOf(n *node) (*nodeChunk, uintptr) {
-	c := (*nodeChunk)(unsafe.Pointer(uintptr(unsafe.Pointer(n)) &^ (chunkSize - 1)))
+	c := chunkAt(n)
 	off := uintptr(unsafe.Pointer(n))&(chunkSize-1) - chunkHeader
 	if c.exact {
 		return c, off / exactNode
@@ -132,7 +137,7 @@ func (n *node) calls() int64 {
 	if n.parent == nil {
 		return 0 // (a root is never called)
 	}
-	if c, _ := chunkOf(n); !c.exact {
+	if !chunkAt(n).exact {
 		return 0
 	}
 	return *callsOf(n)

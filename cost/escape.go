@@ -3,8 +3,11 @@ package cost
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/token"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -85,6 +88,21 @@ func ParseEscapes(out []byte, fset *token.FileSet, files []*ast.File) *Escapes {
 		}
 	}
 	return e
+}
+
+// BuildEscapes compiles the main package in dir with the go command in
+// PATH and the compiler's -m flag (GOFLAGS and workspaces ignored), and
+// returns its escape analysis of files, the package's files parsed in
+// fset: kprof calibrate and the tests weigh a package as kprof build does.
+func BuildEscapes(dir string, fset *token.FileSet, files []*ast.File) (*Escapes, error) {
+	cmd := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go build -gcflags=-m in %s: %v\n%s", dir, err, out)
+	}
+	return ParseEscapes(out, fset, files), nil
 }
 
 // at returns the position of line and column (in bytes, from 1) in f.

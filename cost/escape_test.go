@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"go/types"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,12 +63,6 @@ func closures() (func() int, int) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.22\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
-	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, filepath.Join(dir, "p.go"), src, 0)
 	if err != nil {
@@ -79,7 +72,10 @@ func closures() (func() int, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	esc := ParseEscapes(out, fset, []*ast.File{f})
+	esc, err := BuildEscapes(dir, fset, []*ast.File{f})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The allocations of each function, in order, as go/ssa and as the
 	// compiler place them.
 	want := map[string]string{

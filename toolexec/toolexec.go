@@ -859,13 +859,13 @@ func checkableLang(lang string) string {
 // step proper reports why.
 func escapeDiagnostics(compile []string, workDir string) (out []byte, ok bool) {
 	args := append([]string{compile[0], "-m"}, compile[1:]...)
-	for flag, file := range map[string]string{"-o": "escapes.o", "-linkobj": "escapes.linkobj", "-asmhdr": "escapes_asm.h"} {
-		setFlag(args, flag, filepath.Join(workDir, file))
+	outputs := [][2]string{{"-o", "escapes.o"}, {"-linkobj", "escapes.linkobj"}, {"-asmhdr", "escapes_asm.h"}}
+	for _, o := range outputs {
+		setFlag(args, o[0], filepath.Join(workDir, o[1]))
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	out, err := cmd.CombinedOutput()
-	for _, f := range []string{"escapes.o", "escapes.linkobj", "escapes_asm.h"} {
-		os.Remove(filepath.Join(workDir, f))
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+	for _, o := range outputs {
+		os.Remove(filepath.Join(workDir, o[1]))
 	}
 	return out, err == nil
 }

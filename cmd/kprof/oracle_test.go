@@ -10,7 +10,6 @@ import (
 	"go/types"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -75,13 +74,11 @@ func oracleWeighted(t *testing.T, file, lang string, tbl *cost.Table) *oracleRun
 	if tbl != nil {
 		// kprof build weighs allocations by the compiler's escape
 		// analysis (cost.Escapes).
-		cmd := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
-		cmd.Dir = filepath.Dir(file)
-		out, err := cmd.CombinedOutput()
+		esc, err := cost.BuildEscapes(filepath.Dir(file), fset, []*ast.File{f})
 		if err != nil {
-			t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
+			t.Fatal(err)
 		}
-		tbl = tbl.WithEscapes(cost.ParseEscapes(out, fset, []*ast.File{f}))
+		tbl = tbl.WithEscapes(esc)
 	}
 	// Weights by function name; generic instances count as their origin.
 	weights := map[string][]int64{}

@@ -85,13 +85,6 @@ func Count() (map[string]map[string]float64, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	vet := exec.Command("go", "build", "-gcflags=-m", "-o", os.DevNull, ".")
-	vet.Dir = dir
-	vet.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
-	diag, err := vet.CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("compiling the kernels: %v\n%s", err, diag)
-	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, filepath.Join(dir, "main.go"), kernelSrc, parser.ParseComments)
 	if err != nil {
@@ -101,7 +94,10 @@ func Count() (map[string]map[string]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernels: %v", err)
 	}
-	esc := cost.ParseEscapes(diag, fset, []*ast.File{f})
+	esc, err := cost.BuildEscapes(dir, fset, []*ast.File{f})
+	if err != nil {
+		return nil, fmt.Errorf("kernels: %v", err)
+	}
 	cg := cha.CallGraph(pkg.Prog)
 	out := make(map[string]map[string]float64)
 	for name, mem := range pkg.Members {
