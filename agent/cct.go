@@ -730,6 +730,60 @@ func (a *CCT) SampleLeaf(stack []*Func, from int, m, n int64) int64 {
 	return 0
 }
 
+// SampleLeaves implements counter.LeafBatcher: calls of the small leaf
+// stack[k] from stack[:k], k = len(stack)-1, added up — the caller's m
+// instructions in msamp samples, and the leaf's calls and n instructions
+// (one sample per call) — as that many SampleLeaf calls would count them.
+func (a *CCT) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) int64 {
+	k := len(stack) - 1
+	g := (*gstate)(*counter.Local())
+	if g == nil {
+		g = a.local()
+	}
+	rec := a.recording.Load()
+	g.busy = true
+	var parent *node
+	if k > 0 && k <= from && k <= g.n && !g.verify {
+		parent = g.path[k-1]
+	} else {
+		parent = g.context(stack[:k], from)
+	}
+	parent.samples += msamp
+	parent.instr += m
+	callee := stack[k]
+	var c *node
+	if k < len(g.path) && g.fns[k] == callee {
+		c = g.path[k]
+	} else {
+		c = g.leafChild(parent, callee, k)
+	}
+	g.n = k + 1
+	*callsOf(c) += calls
+	c.samples += calls
+	c.instr += n
+	g.last = c
+	g.total += m + n
+	g.nsamp += msamp + calls
+	if rec {
+		if msamp > 0 {
+			r := g.nodes.rec(parent)
+			r.samples += msamp
+			r.instr += m
+		}
+		r := g.nodes.rec(c)
+		r.calls += calls
+		r.samples += calls
+		r.instr += n
+		g.rtotal += m + n
+		g.rsamp += msamp + calls
+	}
+	if g.take {
+		a.take(g)
+	}
+	g.busy = false
+	return a.next(g)
+}
+
 // leafChild is SampleCall's and SampleLeaf's lookup of the callee's node
 // below parent, the path cache's entry k-1, when the cache does not hold
 // it: through the child cache, whose hit is written out (child does not

@@ -103,6 +103,7 @@ var (
 	exitClaimer ExitClaimer // agent, if it claims exiting goroutines' tails
 	slotReuser  SlotReuser  // agent, if it reuses the slots of goroutines that ended
 	leafSampler LeafSampler // agent, if it takes a small leaf's two samples in one call
+	leafBatcher LeafBatcher // agent (a LeafSampler), if it takes a batch of a leaf's calls
 )
 
 // Install connects the agent. It must be called before any goroutine other
@@ -113,8 +114,12 @@ func Install(a Agent) {
 	exitClaimer, _ = a.(ExitClaimer)
 	slotReuser, _ = a.(SlotReuser)
 	leafSampler, _ = a.(LeafSampler)
+	leafBatcher, _ = a.(LeafBatcher)
 	if callCounter == nil {
 		leafSampler = nil // (its samples count calls)
+	}
+	if leafSampler == nil {
+		leafBatcher = nil
 	}
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.

@@ -26,6 +26,9 @@ func S(self *Func) {
 	// The common case is written out here and in SE, not in a call of
 	// sample: a call less per sample made exact mode a tenth faster.
 	s := st()
+	if s.Dirty < 0 {
+		settle(s)
+	}
 	d := s.Depth
 	if self != nil {
 		d++
@@ -108,7 +111,17 @@ type header struct {
 	// d-1, d-2, d-4, …, d-2^j (0: no marks); saved[j] holds the entry
 	// the mark at d-2^j replaced.
 	marked int
-	saved  [64]uintptr
+	// A batch of calls of a small leaf (exact mode, SED): leaf, called
+	// at depth at, calls times since the agent's last sample, which was
+	// its call too, with n of its own instructions in all; base is the
+	// goroutine's count of pending instructions after the latest call,
+	// the batch's part of them, and msamp how many calls the caller ran
+	// instructions before. state.Dirty is -(at+1) while a batch is kept.
+	leaf        uintptr
+	at          int
+	calls, n    int64
+	base, msamp int64
+	saved       [64]uintptr
 }
 
 // hdrSize is the size of a header in stack entries.
@@ -232,6 +245,9 @@ func sl(self *Func) { S(self) }
 //go:noinline
 func SE(callee *Func) {
 	s := st()
+	if s.Dirty < 0 {
+		settle(s)
+	}
 	d := s.Depth
 	if callCounter == nil || !ready(s, d) {
 		sample(nil, callee)
@@ -261,7 +277,12 @@ func SE(callee *Func) {
 //
 // At granularity 0 (exact mode) both checks always fire, and an agent
 // that takes both samples in one call (LeafSampler) gets one call: a
-// small leaf's call then costs one crossing into the agent, not two.
+// small leaf's call then costs one crossing into the agent, not two. An
+// agent that also takes a batch of such calls (LeafBatcher) gets none
+// for the calls of the same leaf from the same context that follow,
+// without a sample between them (a loop over a getter, a comparison, a
+// hash step): the counter adds them up, and hands them over before the
+// goroutine's next sample (settle).
 //
 //go:noinline
 func SED(k int64, callee *Func, n int64, self *Func) {
@@ -271,7 +292,26 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 		// (Count+n is the count before the leaf's charge: the entry
 		// check is due. With n ≥ 0 and a granularity of 0 after it,
 		// so is the final one.)
-		if d := s.Depth; ready(s, d+1) {
+		d := s.Depth
+		if s.Dirty == -(d + 1) {
+			// A batch at this depth: no sample since its latest call,
+			// so the stack below is the same. (Gran is 0: the pending
+			// instructions are -Count.)
+			if h := hdr(s); h.leaf == uintptr(unsafe.Pointer(self)) {
+				p := -s.Count
+				if p-n > h.base {
+					h.msamp++
+				}
+				h.calls++
+				h.n += n
+				h.base = p
+				return
+			}
+		}
+		if ready(s, d+1) {
+			if s.Dirty < 0 {
+				settle(s)
+			}
 			m := -(s.Count + n) // the caller's part: Gran (0) - count
 			enterAgent(s)
 			s.Stack[d] = uintptr(unsafe.Pointer(self))
@@ -282,6 +322,14 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 				mark(s, d+1)
 			}
 			leaveAgent(s, m+n, g)
+			if g == 0 && leafBatcher != nil && d > 0 {
+				// The agent asks for the next call's samples too:
+				// a batch starts.
+				h := hdr(s)
+				h.leaf, h.at = uintptr(unsafe.Pointer(self)), d
+				h.calls, h.n, h.base, h.msamp = 0, 0, 0, 0
+				s.Dirty = -(d + 1)
+			}
 			return
 		}
 	}
@@ -293,6 +341,38 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 	if s.Count <= 0 {
 		S(self)
 	}
+}
+
+// settle hands the goroutine's batch of a small leaf's calls (SED) to the
+// agent: the first thing any sample does while a batch is kept
+// (state.Dirty < 0). The stack below the leaf is the batch's: no sample
+// came since its latest call, so nothing was pushed. The pending
+// instructions after the batch's (base) are the sample's that follows.
+func settle(s *state) {
+	h := hdr(s)
+	at := h.at
+	s.Dirty = 0
+	if h.calls == 0 {
+		return
+	}
+	// (Clamped: should the exit's FlushOthers have claimed the
+	// goroutine's pending instructions since, the batch's calls count
+	// and its instructions went to the goroutine's last context.)
+	b := min(h.base, s.Gran-s.Count)
+	n := min(h.n, b)
+	count := s.Count // (instrumented code the agent runs moves it)
+	enterAgent(s)
+	s.Stack[at] = h.leaf
+	depth := s.Depth
+	s.Depth = at + 1
+	leafBatcher.SampleLeaves(stackOf(s, at+1), at, b-n, h.msamp, h.calls, n)
+	s.Depth = depth
+	h.calls = 0
+	// b of the pending instructions are sampled; the goroutine's period
+	// goes on.
+	s.Done += b
+	s.Count = count + b
+	s.InAgent = false
 }
 
 // SK is S after charging the k instructions a function accumulated
@@ -344,6 +424,19 @@ type LeafSampler interface {
 	SampleLeaf(stack []*Func, from int, m, n int64) int64
 }
 
+// LeafBatcher is implemented by agents that take a batch of a small
+// leaf's calls at granularity 0 in one call (LeafSampler's, which they
+// implement too, added up): after a SampleLeaf that returned 0, the
+// counter keeps the calls of the same leaf from the same stack that
+// follow with no other sample between them, and hands them over before
+// the goroutine's next sample. SampleLeaves(stack, from, m, msamp, calls,
+// n) is calls SampleLeaf(stack, from, m_i, n_i) with m the sum of the
+// m_i, n that of the n_i, and msamp the number of m_i above 0. Its
+// result is ignored: the sample that follows asks for the granularity.
+type LeafBatcher interface {
+	SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) int64
+}
+
 func sample(self, callee *Func) {
 	s := st()
 	if s.InAgent {
@@ -351,6 +444,9 @@ func sample(self, callee *Func) {
 		// counted, no sample (the outer sample resets the period).
 		s.Count = never
 		return
+	}
+	if s.Dirty < 0 {
+		settle(s)
 	}
 	if agent == nil || !onUserStack() {
 		// With profiling off, or on a system stack (g0 runs timer and GC
@@ -482,6 +578,9 @@ func goexit() {
 	s := st()
 	if agent == nil || s.InAgent {
 		return
+	}
+	if s.Dirty < 0 {
+		settle(s)
 	}
 	enterAgent(s)
 	// Claimed, not just read: the program's exit may be flushing the
@@ -622,8 +721,13 @@ func Record(on bool) {
 // sample, so that they fall before a boundary of the recording.
 func flushSelf() {
 	s := st()
-	if agent != nil && s.Known && !s.InAgent && s.Gran-s.Count > 0 && onUserStack() {
-		sample(nil, nil)
+	if agent != nil && s.Known && !s.InAgent && onUserStack() {
+		if s.Dirty < 0 {
+			settle(s)
+		}
+		if s.Gran-s.Count > 0 {
+			sample(nil, nil)
+		}
 	}
 }
 

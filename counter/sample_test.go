@@ -33,7 +33,7 @@ func fresh(t *testing.T, gran int64) *fakeAgent {
 	plain = state{}
 	r := &fakeAgent{gran: gran}
 	Install(r)
-	t.Cleanup(func() { agent, callCounter, exitClaimer, slotReuser, leafSampler = nil, nil, nil, nil, nil })
+	t.Cleanup(uninstall)
 	// The goroutine registers at its first check (which makes its stack
 	// buffer); at granularity 0 it also samples there.
 	due()
@@ -43,6 +43,11 @@ func fresh(t *testing.T, gran int64) *fakeAgent {
 	// buffer are unknown until the next sample grows it.
 	grow(st(), 2048)
 	return r
+}
+
+// uninstall forgets the agent a test installed.
+func uninstall() {
+	agent, callCounter, exitClaimer, slotReuser, leafSampler, leafBatcher = nil, nil, nil, nil, nil, nil
 }
 
 // due makes the next check take a sample.
@@ -234,7 +239,7 @@ func TestLeafSampler(t *testing.T) {
 	run := func(a Agent) (log []string, done, count int64) {
 		plain = state{}
 		Install(a)
-		t.Cleanup(func() { agent, callCounter, exitClaimer, slotReuser, leafSampler = nil, nil, nil, nil, nil })
+		t.Cleanup(uninstall)
 		due()
 		S(nil) // registers
 		grow(st(), 64)
@@ -281,5 +286,145 @@ func TestLeafSampler(t *testing.T) {
 	}
 	if one.calls != 3 {
 		t.Errorf("%d calls of SampleLeaf, want 3 (the leaf sampling itself)", one.calls)
+	}
+}
+
+// sumAgent is an exact-mode agent that adds up what its samples report
+// per stack: instructions, samples and calls, keyed by the stack's names
+// (calls by the callee's stack).
+type sumAgent struct {
+	instr, samples, calls map[string]int64
+	leafCalls             int // SampleLeaf and SampleLeaves calls
+}
+
+func newSumAgent() *sumAgent {
+	return &sumAgent{instr: map[string]int64{}, samples: map[string]int64{}, calls: map[string]int64{}}
+}
+
+func (r *sumAgent) Register() int64 { return 0 }
+func (r *sumAgent) Exit(n int64)    { r.instr["exit"] += n }
+func (r *sumAgent) Sample(stack []*Func, from int, n int64) int64 {
+	r.instr[names(stack)] += n
+	r.samples[names(stack)]++
+	return 0
+}
+func (r *sumAgent) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
+	if n > 0 {
+		r.instr[names(stack)] += n
+		r.samples[names(stack)]++
+	}
+	r.calls[names(append(stack[:len(stack):len(stack)], callee))]++
+	return 0
+}
+func (r *sumAgent) SampleLeaf(stack []*Func, from int, m, n int64) int64 {
+	r.leafCalls++
+	k := len(stack) - 1
+	r.SampleCall(stack[:k], from, stack[k], m)
+	return r.Sample(stack, k, n)
+}
+
+// batchAgent is a sumAgent that takes batches of a leaf's calls.
+type batchAgent struct{ *sumAgent }
+
+func (r batchAgent) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) int64 {
+	r.leafCalls++
+	// Instrumented code the agent runs (a check that fires: not a
+	// sample, not counted).
+	if D(3) {
+		S(nil)
+	}
+	k := len(stack) - 1
+	r.instr[names(stack[:k])] += m
+	r.samples[names(stack[:k])] += msamp
+	r.instr[names(stack)] += n
+	r.samples[names(stack)] += calls
+	r.calls[names(stack)] += calls
+	return 0
+}
+
+// TestLeafBatcher: at granularity 0, the calls of a small leaf that follow
+// one another from the same stack reach an agent that takes batches
+// (LeafBatcher) in one call per batch, and it counts what it would have
+// counted from a SampleLeaf per call: per stack, the same instructions,
+// samples and calls, and the goroutine the same executed instructions at
+// every step. A batch ends at any other sample: another leaf, a call, a
+// return, a boundary of the recording, the goroutine's exit.
+func TestLeafBatcher(t *testing.T) {
+	f, g, h := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "h"}
+	leaf, other := &Func{Name: "leaf"}, &Func{Name: "other"}
+	run := func(a Agent) (done []int64) {
+		plain = state{}
+		Install(a)
+		t.Cleanup(uninstall)
+		due()
+		S(nil) // registers
+		grow(st(), 64)
+		P(f)
+		P(g)
+		call := func(k, extra, n int64, fn *Func) {
+			C(extra)
+			if D(n) {
+				SED(k, fn, n, fn)
+			}
+			done = append(done, executed())
+		}
+		for i := range int64(6) {
+			call(0, i%3, 2, leaf) // the caller runs 0 instructions before some
+		}
+		call(0, 1, 3, other)
+		call(4, 0, 1, leaf) // folded: the caller's k
+		call(0, 2, 1, leaf)
+		// A call of h, which calls the leaf, and returns.
+		C(3)
+		if Due() {
+			SE(h)
+		}
+		d := P(h)
+		call(0, 1, 2, leaf)
+		call(0, 1, 2, leaf)
+		C(2)
+		if Due() {
+			S(nil)
+		}
+		R(d)
+		call(0, 1, 2, leaf)
+		call(0, 1, 2, leaf)
+		flushSelf() // (Record's)
+		call(0, 0, 2, leaf)
+		call(0, 5, 2, leaf)
+		// A check that names another function ends the batch too.
+		C(1)
+		if D(0) {
+			S(g)
+		}
+		call(0, 1, 2, leaf)
+		call(0, 1, 2, leaf)
+		goexit()
+		done = append(done, executed(), st().Count)
+		return done
+	}
+	two := newSumAgent()
+	wantDone := run(two)
+	one := newSumAgent()
+	done := run(batchAgent{one})
+	if fmt.Sprint(done) != fmt.Sprint(wantDone) {
+		t.Errorf("executed instructions at each step %v, want %v", done, wantDone)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want map[string]int64
+	}{{"instructions", one.instr, two.instr}, {"samples", one.samples, two.samples}, {"calls", one.calls, two.calls}} {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
+		}
+	}
+	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 2 {
+		t.Errorf("calls of the leaf %v, want 14 from g and 2 from h", two.calls)
+	}
+	// Batches: the first call of each run of calls goes to SampleLeaf,
+	// the rest to SampleLeaves when the run ends: 6 calls, other, 2
+	// calls, 2 in h, 2, 2 after the flush, 2 after S(g).
+	if one.leafCalls != 2+1+2+2+2+2+2 {
+		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want 13", one.leafCalls)
 	}
 }

@@ -78,6 +78,14 @@ func (e *everyAgent) SampleLeaf(stack []*agent.Func, from int, m, n int64) int64
 	return e.Sample(stack, k, n)
 }
 
+// SampleLeaves implements counter.LeafBatcher; the batch's instructions
+// are counted after it, at once.
+func (e *everyAgent) SampleLeaves(stack []*agent.Func, from int, m, msamp, calls, n int64) int64 {
+	g := e.CCT.SampleLeaves(stack, from, m, msamp, calls, n)
+	e.count(m + n)
+	return g
+}
+
 // count adds a sample's n instructions to the total and writes a delta
 // profile if the total reached a multiple of N. (Function-style atomics:
 // see agent.CCT's exiting.)

@@ -17,7 +17,7 @@ type KprofGState struct {
 	InAgent bool           // the agent is running on this goroutine
 	Known   bool           // registered with the agent
 	Stack   []uintptr      // reified stack: addresses of counter.Func
-	Dirty   int            // 1 + the lowest stack index the last sample showed another entry at (counter.SD); 0: none
+	Dirty   int            // 1 + the lowest stack index the last sample showed another entry at (counter.SD); 0: none; below 0: a batch of calls is kept (counter.SED)
 	Local   unsafe.Pointer // the agent's per-goroutine state
 	Done    int64          // instructions of periods that have ended (reported or not)
 	Frozen  int64          // instructions executed when the agent was entered
