@@ -27,6 +27,9 @@ func S(self *Func) {
 	// sample: a call less per sample made exact mode a tenth faster.
 	s := st()
 	if s.Dirty < 0 {
+		if returned(s, self) {
+			return
+		}
 		settle(s)
 	}
 	d := s.Depth
@@ -48,6 +51,8 @@ func S(self *Func) {
 	s.Depth = depth
 	if g != 0 {
 		mark(s, d)
+	} else {
+		hdr(s).nested = false // (see SE)
 	}
 	leaveAgent(s, n, g)
 }
@@ -111,17 +116,32 @@ type header struct {
 	// d-1, d-2, d-4, …, d-2^j (0: no marks); saved[j] holds the entry
 	// the mark at d-2^j replaced.
 	marked int
-	// A batch of calls of a small leaf (exact mode, SED): leaf, called
-	// at depth at, calls times since the agent's last sample, which was
-	// its call too, with n of its own instructions in all; base is the
-	// goroutine's count of pending instructions after the latest call,
-	// the batch's part of them, and msamp how many calls the caller ran
-	// instructions before. state.Dirty is -(at+1) while a batch is kept.
-	leaf        uintptr
+	// What exact mode keeps from the agent for a while (state.Dirty is
+	// -1 while it keeps either; settle hands both over):
+	//
+	// A batch of calls of one function from one stack (a small leaf's,
+	// SED, or a call that sampled nowhere but at its entry and where it
+	// returned, SE and S): leaf (0: none), called at depth at, calls
+	// times since the agent's last sample, which was its call too, with n
+	// of its own instructions in all; base is the goroutine's count of
+	// pending instructions after the latest call, the batch's part of
+	// them, and msamp how many calls the caller ran instructions before.
+	leaf        *Func
 	at          int
 	calls, n    int64
 	base, msamp int64
-	saved       [64]uintptr
+	// A call whose entry sample waits (SE): entry (0: none), entered at
+	// depth eat with epend of the pending instructions before it. Where
+	// the next sample is its return, the call joins the batch (returned).
+	entry *Func
+	eat   int
+	epend int64
+	// nested is set when a waiting entry was followed by another (a
+	// call inside the call), cleared by a sample that is not an entry's:
+	// entries do not wait while it is set (a descent into recursion
+	// would hand each over at the next, for nothing).
+	nested bool
+	saved  [64]uintptr
 }
 
 // hdrSize is the size of a header in stack entries.
@@ -215,6 +235,9 @@ func SD(self *Func, d int) {
 	entry := s.Stack[d]
 	s.Depth = d
 	S(self)
+	if s.Dirty < 0 {
+		settle(s) // (a batch of self's calls, which the next sample would take with entry back)
+	}
 	s.Depth = depth
 	s.Stack[d] = entry
 	s.Dirty = d + 1
@@ -245,10 +268,24 @@ func sl(self *Func) { S(self) }
 //go:noinline
 func SE(callee *Func) {
 	s := st()
+	d := s.Depth
+	if s.Gran == 0 && s.Dirty <= 0 && leafBatcher != nil && ready(s, d+1) {
+		// Exact mode: the entry's sample waits for the next one, which
+		// may be the call's return (returned).
+		h := hdr(s)
+		if s.Dirty < 0 && (h.entry != nil || h.leaf != nil && (h.leaf != callee || h.at != d)) {
+			h.nested = h.nested || h.entry != nil
+			settle(s) // (a call the callee is nested in, or a batch of another)
+		}
+		if !h.nested {
+			h.entry, h.eat, h.epend = callee, d, s.Gran-s.Count
+			s.Dirty = -1
+			return
+		}
+	}
 	if s.Dirty < 0 {
 		settle(s)
 	}
-	d := s.Depth
 	if callCounter == nil || !ready(s, d) {
 		sample(nil, callee)
 		return
@@ -293,11 +330,11 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 		// check is due. With n ≥ 0 and a granularity of 0 after it,
 		// so is the final one.)
 		d := s.Depth
-		if s.Dirty == -(d + 1) {
-			// A batch at this depth: no sample since its latest call,
-			// so the stack below is the same. (Gran is 0: the pending
-			// instructions are -Count.)
-			if h := hdr(s); h.leaf == uintptr(unsafe.Pointer(self)) {
+		if s.Dirty < 0 {
+			// A batch of this leaf's calls at this depth: no sample
+			// since its latest call, so the stack below is the same.
+			// (Gran is 0: the pending instructions are -Count.)
+			if h := hdr(s); h.leaf == self && h.at == d && h.entry == nil {
 				p := -s.Count
 				if p-n > h.base {
 					h.msamp++
@@ -322,13 +359,8 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 				mark(s, d+1)
 			}
 			leaveAgent(s, m+n, g)
-			if g == 0 && leafBatcher != nil && d > 0 {
-				// The agent asks for the next call's samples too:
-				// a batch starts.
-				h := hdr(s)
-				h.leaf, h.at = uintptr(unsafe.Pointer(self)), d
-				h.calls, h.n, h.base, h.msamp = 0, 0, 0, 0
-				s.Dirty = -(d + 1)
+			if g == 0 && leafBatcher != nil {
+				startBatch(s, self, d)
 			}
 			return
 		}
@@ -343,17 +375,101 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 	}
 }
 
-// settle hands the goroutine's batch of a small leaf's calls (SED) to the
-// agent: the first thing any sample does while a batch is kept
-// (state.Dirty < 0). The stack below the leaf is the batch's: no sample
-// came since its latest call, so nothing was pushed. The pending
-// instructions after the batch's (base) are the sample's that follows.
+// startBatch starts a batch of f's calls at depth d, after a SampleLeaf
+// of its call that asked for granularity 0 (d > 0: a call from
+// uninstrumented code has no context to batch in).
+func startBatch(s *state, f *Func, d int) {
+	if d == 0 {
+		return
+	}
+	h := hdr(s)
+	h.leaf, h.at = f, d
+	h.calls, h.n, h.base, h.msamp = 0, 0, 0, 0
+	s.Dirty = -1
+}
+
+// returned reports whether the sample S(self) is about to take is the
+// first in the function whose entry sample waits (SE): its return, with
+// nothing sampled in between, or a check in its own body. The call is then
+// a leaf's call, SampleLeaf's two samples, which it takes, or adds to
+// the batch of the function's calls from the same stack.
+func returned(s *state, self *Func) bool {
+	h := hdr(s)
+	f, d := h.entry, h.eat
+	if f == nil || s.Gran != 0 {
+		return false
+	}
+	// The function on top: pushed at d, or, if it pushes lazily and has
+	// not yet, named by self.
+	if self == nil && (s.Depth != d+1 || s.Stack[d] != uintptr(unsafe.Pointer(f))) || self != nil && (self != f || s.Depth != d) {
+		return false
+	}
+	h.entry = nil
+	p := s.Gran - s.Count
+	m := min(h.epend, p) // (FlushOthers may have taken the pending instructions)
+	n := p - m
+	if h.leaf == f && h.at == d {
+		if m > h.base {
+			h.msamp++
+		}
+		h.calls++
+		h.n += n
+		h.base = p
+		return true
+	}
+	// (No batch: SE settled any other.)
+	s.Dirty = 0
+	enterAgent(s)
+	s.Stack[d] = uintptr(unsafe.Pointer(f))
+	depth := s.Depth
+	s.Depth = d + 1
+	g := leafSampler.SampleLeaf(stackOf(s, d+1), d, m, n)
+	s.Depth = depth
+	if g != 0 {
+		mark(s, d+1)
+	}
+	leaveAgent(s, m+n, g)
+	if g == 0 {
+		startBatch(s, f, d)
+	}
+	return true
+}
+
+// settle hands what exact mode kept from the agent (the header's batch
+// and waiting entry) over to it: the first thing any other sample does
+// while it keeps some (state.Dirty < 0). The stack below the batch's
+// function, and below the waiting entry, is as it was: no sample came
+// since, so nothing was pushed below them. The pending instructions after
+// theirs are the sample's that follows.
 func settle(s *state) {
 	h := hdr(s)
-	at := h.at
 	s.Dirty = 0
+	if h.leaf != nil {
+		b := settleBatch(s, h)
+		h.epend -= min(b, h.epend)
+	}
+	if f := h.entry; f != nil {
+		h.entry = nil
+		e := min(h.epend, s.Gran-s.Count)
+		count := s.Count
+		enterAgent(s)
+		depth := s.Depth
+		s.Depth = h.eat
+		callCounter.SampleCall(stackOf(s, h.eat), h.eat, f, e)
+		s.Depth = depth
+		s.Done += e
+		s.Count = count + e
+		s.InAgent = false
+	}
+}
+
+// settleBatch hands the header's batch to the agent and returns the
+// pending instructions that were the batch's.
+func settleBatch(s *state, h *header) int64 {
+	at, leaf := h.at, h.leaf
+	h.leaf = nil
 	if h.calls == 0 {
-		return
+		return 0
 	}
 	// (Clamped: should the exit's FlushOthers have claimed the
 	// goroutine's pending instructions since, the batch's calls count
@@ -362,7 +478,7 @@ func settle(s *state) {
 	n := min(h.n, b)
 	count := s.Count // (instrumented code the agent runs moves it)
 	enterAgent(s)
-	s.Stack[at] = h.leaf
+	s.Stack[at] = uintptr(unsafe.Pointer(leaf))
 	depth := s.Depth
 	s.Depth = at + 1
 	leafBatcher.SampleLeaves(stackOf(s, at+1), at, b-n, h.msamp, h.calls, n)
@@ -373,6 +489,7 @@ func settle(s *state) {
 	s.Done += b
 	s.Count = count + b
 	s.InAgent = false
+	return b
 }
 
 // SK is S after charging the k instructions a function accumulated

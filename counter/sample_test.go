@@ -399,6 +399,54 @@ func TestLeafBatcher(t *testing.T) {
 		}
 		call(0, 1, 2, leaf)
 		call(0, 1, 2, leaf)
+		// Calls of a function that pushes and samples only at its
+		// entry and where it returns: batched as a leaf's. h pushes,
+		// k pushes lazily and returns before it does (its check names
+		// it); the fourth call of h calls the leaf, and a call of h
+		// whose body has a check (a sample in its own context) ends
+		// its batch but for the calls before.
+		callH := func(extra, body int64, inner func()) {
+			C(extra)
+			if Due() {
+				SE(h)
+			}
+			d := P(h)
+			C(body)
+			if inner != nil {
+				inner()
+			}
+			if D(1) {
+				S(nil)
+			}
+			R(d)
+			done = append(done, executed())
+		}
+		for i := range int64(5) {
+			var inner func()
+			if i == 3 {
+				inner = func() { call(0, 1, 2, leaf) }
+			}
+			callH(i%2, i, inner)
+		}
+		k := &Func{Name: "k"}
+		for i := range int64(3) {
+			C(i)
+			if Due() {
+				SE(k)
+			}
+			if D(2) {
+				S(k)
+			}
+			done = append(done, executed())
+		}
+		callH(1, 2, func() {
+			C(1)
+			if Due() {
+				S(nil) // a check in h's body
+			}
+		})
+		callH(1, 2, nil)
+		callH(0, 2, nil)
 		goexit()
 		done = append(done, executed(), st().Count)
 		return done
@@ -418,13 +466,16 @@ func TestLeafBatcher(t *testing.T) {
 			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
 		}
 	}
-	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 2 {
-		t.Errorf("calls of the leaf %v, want 14 from g and 2 from h", two.calls)
+	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 3 || two.calls["[f g h]"] != 9 || two.calls["[f g k]"] != 3 {
+		t.Errorf("calls %v, want 14 of the leaf from g and 3 from h, 9 of h, 3 of k", two.calls)
 	}
 	// Batches: the first call of each run of calls goes to SampleLeaf,
-	// the rest to SampleLeaves when the run ends: 6 calls, other, 2
-	// calls, 2 in h, 2, 2 after the flush, 2 after S(g).
-	if one.leafCalls != 2+1+2+2+2+2+2 {
-		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want 13", one.leafCalls)
+	// the rest to SampleLeaves when the run ends: 6 calls of the leaf,
+	// other, 2, 2 in h, 2, 2 after the flush, 2 after S(g); then h 3
+	// times (batched), a call of h with the leaf inside (its entry, not
+	// batched, and the leaf's call), h once, k 3 times, h with a check
+	// (a SampleLeaf), h twice.
+	if want := 2 + 1 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 2 + 1 + 2; one.leafCalls != want {
+		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want %d", one.leafCalls, want)
 	}
 }
