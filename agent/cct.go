@@ -641,16 +641,6 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		g.busy = false
 		return a.next(g)
 	}
-	g.call(stack, from, callee, n, rec)
-	if g.take {
-		a.take(g)
-	}
-	g.busy = false
-	return 0
-}
-
-// call is SampleCall in exact mode, without the take.
-func (g *gstate) call(stack []*Func, from int, callee *Func, n int64, rec bool) {
 	// One walk of the stack for both the sample and the call.
 	parent := &g.root
 	if k := len(stack); k > 0 && k <= from && k <= g.n && !g.verify {
@@ -687,54 +677,6 @@ func (g *gstate) call(stack []*Func, from int, callee *Func, n int64, rec bool) 
 	*callsOf(c)++
 	if rec {
 		g.nodes.rec(c).calls++
-	}
-}
-
-// SampleEntries implements counter.LeafBatcher: len(ms) calls, each
-// inside the one before, as SampleCall counts them one by one.
-func (a *CCT) SampleEntries(stack []*Func, from int, ms []int64) int64 {
-	g := (*gstate)(*counter.Local())
-	if g == nil {
-		g = a.local()
-	}
-	rec := a.recording.Load()
-	g.busy = true
-	d := len(stack) - len(ms)
-	for i, m := range ms {
-		if i > 0 {
-			from = d + i
-		}
-		g.call(stack[:d+i], from, stack[d+i], m, rec)
-	}
-	if g.take {
-		a.take(g)
-	}
-	g.busy = false
-	return 0
-}
-
-// SampleReturns implements counter.LeafBatcher: len(ns) samples, each one
-// frame below the one before, as Sample counts them one by one.
-func (a *CCT) SampleReturns(stack []*Func, from int, ns []int64) int64 {
-	g := (*gstate)(*counter.Local())
-	if g == nil {
-		g = a.local()
-	}
-	rec := a.recording.Load()
-	g.busy = true
-	for i, n := range ns {
-		k := len(stack) - i
-		if i > 0 {
-			from = k
-		}
-		var cur *node
-		if k <= from && k <= g.n && !g.verify {
-			g.n = k
-			cur = g.path[k-1]
-		} else {
-			cur = g.context(stack[:k], from)
-		}
-		g.add(cur, n, rec)
 	}
 	if g.take {
 		a.take(g)

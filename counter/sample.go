@@ -27,7 +27,7 @@ func S(self *Func) {
 	// sample: a call less per sample made exact mode a tenth faster.
 	s := st()
 	if s.Dirty < 0 {
-		if returned(s, self) || self == nil && keepReturn(s) {
+		if returned(s, self) {
 			return
 		}
 		settle(s)
@@ -35,13 +35,6 @@ func S(self *Func) {
 	d := s.Depth
 	if self != nil {
 		d++
-	} else if s.Gran == 0 && s.Dirty == 0 && leafBatcher != nil && ready(s, d) && d > 0 {
-		// Exact mode: a return, most likely; kept, with those that
-		// follow it one frame below (keepReturn).
-		h := hdr(s)
-		h.rat, h.rp[0], h.nret = d, -s.Count, 1
-		s.Dirty = -1
-		return
 	}
 	if !ready(s, d) {
 		sample(self, nil)
@@ -58,6 +51,8 @@ func S(self *Func) {
 	s.Depth = depth
 	if g != 0 {
 		mark(s, d)
+	} else {
+		hdr(s).nested = false // (see SE)
 	}
 	leaveAgent(s, n, g)
 }
@@ -135,25 +130,19 @@ type header struct {
 	at          int
 	calls, n    int64
 	base, msamp int64
-	// Calls whose entry samples wait (SE), each inside the one before:
-	// ent[:nent], entered at depths eat, eat+1, …, with epend[i] of the
-	// pending instructions before the i-th. Where the next sample is the
-	// last one's return, that call is a leaf's call (returned).
-	ent   [runLen]*Func
-	epend [runLen]int64
-	nent  int
+	// A call whose entry sample waits (SE): entry (0: none), entered at
+	// depth eat with epend of the pending instructions before it. Where
+	// the next sample is its return, the call joins the batch (returned).
+	entry *Func
 	eat   int
-	// Return samples kept (S), each one frame below the one before:
-	// nret of them, at depths rat, rat-1, …, with rp[i] of the pending
-	// instructions up to the i-th.
-	rp    [runLen]int64
-	nret  int
-	rat   int
-	saved [64]uintptr
+	epend int64
+	// nested is set when a waiting entry was followed by another (a
+	// call inside the call), cleared by a sample that is not an entry's:
+	// entries do not wait while it is set (a descent into recursion
+	// would hand each over at the next, for nothing).
+	nested bool
+	saved  [64]uintptr
 }
-
-// runLen is the most entries or returns the header keeps.
-const runLen = 16
 
 // hdrSize is the size of a header in stack entries.
 const hdrSize = unsafe.Sizeof(header{}) / unsafe.Sizeof(uintptr(0))
@@ -284,26 +273,15 @@ func SE(callee *Func) {
 		// Exact mode: the entry's sample waits for the next one, which
 		// may be the call's return (returned).
 		h := hdr(s)
-		if s.Dirty < 0 {
-			// Kept: returns, or a batch of another function's calls,
-			// or entries the callee is not called from the last of.
-			keep := h.nret == 0
-			if keep && h.nent == 0 {
-				keep = h.leaf == nil || h.leaf == callee && h.at == d
-			} else if keep {
-				keep = h.nent < runLen && d == h.eat+h.nent && s.Stack[d-1] == uintptr(unsafe.Pointer(h.ent[h.nent-1]))
-			}
-			if !keep {
-				settle(s)
-			}
+		if s.Dirty < 0 && (h.entry != nil || h.leaf != nil && (h.leaf != callee || h.at != d)) {
+			h.nested = h.nested || h.entry != nil
+			settle(s) // (a call the callee is nested in, or a batch of another)
 		}
-		if h.nent == 0 {
-			h.eat = d
+		if !h.nested {
+			h.entry, h.eat, h.epend = callee, d, s.Gran-s.Count
+			s.Dirty = -1
+			return
 		}
-		h.ent[h.nent], h.epend[h.nent] = callee, s.Gran-s.Count
-		h.nent++
-		s.Dirty = -1
-		return
 	}
 	if s.Dirty < 0 {
 		settle(s)
@@ -356,7 +334,7 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 			// A batch of this leaf's calls at this depth: no sample
 			// since its latest call, so the stack below is the same.
 			// (Gran is 0: the pending instructions are -Count.)
-			if h := hdr(s); h.leaf == self && h.at == d && h.nent == 0 && h.nret == 0 {
+			if h := hdr(s); h.leaf == self && h.at == d && h.entry == nil {
 				p := -s.Count
 				if p-n > h.base {
 					h.msamp++
@@ -411,32 +389,24 @@ func startBatch(s *state, f *Func, d int) {
 }
 
 // returned reports whether the sample S(self) is about to take is the
-// first in the function whose entry sample waits last (SE): its return,
-// with nothing sampled in between, or a check in its own body. The call is
-// then a leaf's call, SampleLeaf's two samples, which it takes (after the
-// entries before it), or adds to the batch of the function's calls from
-// the same stack.
+// first in the function whose entry sample waits (SE): its return, with
+// nothing sampled in between, or a check in its own body. The call is then
+// a leaf's call, SampleLeaf's two samples, which it takes, or adds to
+// the batch of the function's calls from the same stack.
 func returned(s *state, self *Func) bool {
 	h := hdr(s)
-	k := h.nent
-	if k == 0 || s.Gran != 0 {
+	f, d := h.entry, h.eat
+	if f == nil || s.Gran != 0 {
 		return false
 	}
-	f, d := h.ent[k-1], h.eat+k-1
 	// The function on top: pushed at d, or, if it pushes lazily and has
 	// not yet, named by self.
 	if self == nil && (s.Depth != d+1 || s.Stack[d] != uintptr(unsafe.Pointer(f))) || self != nil && (self != f || s.Depth != d) {
 		return false
 	}
-	if k > 1 {
-		// The entries it was called inside of first, and the batch
-		// before them.
-		settleEntries(s, h, k-1) // (which takes its part off the last entry's epend)
-		h.ent[0], h.epend[0], h.eat = f, h.epend[k-1], d
-	}
-	h.nent = 0
+	h.entry = nil
 	p := s.Gran - s.Count
-	m := min(h.epend[0], p) // (FlushOthers may have taken the pending instructions)
+	m := min(h.epend, p) // (FlushOthers may have taken the pending instructions)
 	n := p - m
 	if h.leaf == f && h.at == d {
 		if m > h.base {
@@ -465,87 +435,32 @@ func returned(s *state, self *Func) bool {
 	return true
 }
 
-// keepReturn keeps the return sample S(nil) is about to take if it
-// follows the returns kept one frame below the last, with nothing else
-// kept.
-func keepReturn(s *state) bool {
-	h := hdr(s)
-	if h.nret == 0 || h.nret == runLen || s.Depth != h.rat-h.nret || s.Depth == 0 || h.nent != 0 || h.leaf != nil || s.Gran != 0 {
-		return false
-	}
-	h.rp[h.nret] = s.Gran - s.Count
-	h.nret++
-	return true
-}
-
-// settle hands what exact mode kept from the agent (the header's batch,
-// entries and returns) over to it: the first thing any other sample does
-// while it keeps some (state.Dirty < 0). The stack below what it kept is
-// as it was: no sample came since, so nothing was pushed below. The
-// pending instructions after those kept are the sample's that follows.
+// settle hands what exact mode kept from the agent (the header's batch
+// and waiting entry) over to it: the first thing any other sample does
+// while it keeps some (state.Dirty < 0). The stack below the batch's
+// function, and below the waiting entry, is as it was: no sample came
+// since, so nothing was pushed below them. The pending instructions after
+// theirs are the sample's that follows.
 func settle(s *state) {
 	h := hdr(s)
 	s.Dirty = 0
-	if h.nent > 0 {
-		settleEntries(s, h, h.nent) // (and the batch)
-	} else if h.leaf != nil {
-		settleBatch(s, h)
-	}
-	if h.nret > 0 {
-		n := h.nret
-		h.nret = 0
-		settleRun(s, h.rat, &h.rp, n, false)
-	}
-}
-
-// settleEntries hands the batch and the first k entries kept to the agent,
-// and returns the pending instructions they took.
-func settleEntries(s *state, h *header, k int) int64 {
-	var b int64
 	if h.leaf != nil {
-		b = settleBatch(s, h)
+		b := settleBatch(s, h)
+		h.epend -= min(b, h.epend)
 	}
-	for i := range h.nent {
-		h.epend[i] -= min(b, h.epend[i])
+	if f := h.entry; f != nil {
+		h.entry = nil
+		e := min(h.epend, s.Gran-s.Count)
+		count := s.Count
+		enterAgent(s)
+		depth := s.Depth
+		s.Depth = h.eat
+		callCounter.SampleCall(stackOf(s, h.eat), h.eat, f, e)
+		s.Depth = depth
+		s.Done += e
+		s.Count = count + e
+		s.InAgent = false
 	}
-	for i := range k {
-		s.Stack[h.eat+i] = uintptr(unsafe.Pointer(h.ent[i]))
-	}
-	e := settleRun(s, h.eat+k, &h.epend, k, true)
-	for i := k; i < h.nent; i++ {
-		h.epend[i] -= min(e, h.epend[i])
-	}
-	h.nent = 0
-	return b + e
-}
-
-// settleRun hands k kept samples to the agent: entries (SampleEntries) of
-// the functions at depths d-k … d-1 of the stack, or returns
-// (SampleReturns) from depths d, d-1, …, with the pending instructions up
-// to each in cum (clamped to what is pending: FlushOthers may have taken
-// some). It returns the pending instructions they took.
-func settleRun(s *state, d int, cum *[runLen]int64, k int, entries bool) int64 {
-	p := s.Gran - s.Count
-	var ns [runLen]int64
-	prev := int64(0)
-	for i := range k {
-		c := min(cum[i], p)
-		ns[i], prev = max(c-prev, 0), max(c, prev)
-	}
-	count := s.Count // (instrumented code the agent runs moves it)
-	enterAgent(s)
-	depth := s.Depth
-	s.Depth = d
-	if entries {
-		leafBatcher.SampleEntries(stackOf(s, d), d-k, ns[:k])
-	} else {
-		leafBatcher.SampleReturns(stackOf(s, d), d, ns[:k])
-	}
-	s.Depth = depth
-	s.Done += prev
-	s.Count = count + prev
-	s.InAgent = false
-	return prev
 }
 
 // settleBatch hands the header's batch to the agent and returns the
@@ -635,19 +550,8 @@ type LeafSampler interface {
 // n) is calls SampleLeaf(stack, from, m_i, n_i) with m the sum of the
 // m_i, n that of the n_i, and msamp the number of m_i above 0. Its
 // result is ignored: the sample that follows asks for the granularity.
-//
-// In exact mode the counter also keeps entry samples and return samples,
-// and hands runs of them over in one call: SampleEntries(stack, from, ms)
-// is SampleCall(stack[:d+i], from_i, stack[d+i], ms[i]) for each i, d =
-// len(stack)-len(ms), from_0 = from and from_i = d+i (each call's callee
-// on the stack of the next); SampleReturns(stack, from, ns) is
-// Sample(stack[:len(stack)-i], from_i, ns[i]) for each i, from_0 = from
-// and from_i = len(stack)-i. Their results are ignored too. The slices
-// are the counter's: the agent must not keep them.
 type LeafBatcher interface {
 	SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) int64
-	SampleEntries(stack []*Func, from int, ms []int64) int64
-	SampleReturns(stack []*Func, from int, ns []int64) int64
 }
 
 func sample(self, callee *Func) {

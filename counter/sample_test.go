@@ -295,7 +295,6 @@ func TestLeafSampler(t *testing.T) {
 type sumAgent struct {
 	instr, samples, calls map[string]int64
 	leafCalls             int // SampleLeaf and SampleLeaves calls
-	runs                  int // SampleEntries and SampleReturns calls
 }
 
 func newSumAgent() *sumAgent {
@@ -343,23 +342,6 @@ func (r batchAgent) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int
 	return 0
 }
 
-func (r batchAgent) SampleEntries(stack []*Func, from int, ms []int64) int64 {
-	r.runs++
-	d := len(stack) - len(ms)
-	for i, m := range ms {
-		r.SampleCall(stack[:d+i], from, stack[d+i], m)
-	}
-	return 0
-}
-
-func (r batchAgent) SampleReturns(stack []*Func, from int, ns []int64) int64 {
-	r.runs++
-	for i, n := range ns {
-		r.Sample(stack[:len(stack)-i], from, n)
-	}
-	return 0
-}
-
 // TestLeafBatcher: at granularity 0, the calls of a small leaf that follow
 // one another from the same stack reach an agent that takes batches
 // (LeafBatcher) in one call per batch, and it counts what it would have
@@ -370,14 +352,7 @@ func (r batchAgent) SampleReturns(stack []*Func, from int, ns []int64) int64 {
 func TestLeafBatcher(t *testing.T) {
 	f, g, h := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "h"}
 	leaf, other := &Func{Name: "leaf"}, &Func{Name: "other"}
-	recRuns := 0 // runs handed over in the recursion
 	run := func(a Agent) (done []int64) {
-		runs := func() int {
-			if b, ok := a.(batchAgent); ok {
-				return b.runs
-			}
-			return 0
-		}
 		plain = state{}
 		Install(a)
 		t.Cleanup(uninstall)
@@ -472,51 +447,7 @@ func TestLeafBatcher(t *testing.T) {
 		})
 		callH(1, 2, nil)
 		callH(0, 2, nil)
-		// A recursion 40 deep, twice: its entries and returns are kept
-		// in runs.
-		rec := &Func{Name: "rec"}
-		var descend func(n int64)
-		descend = func(n int64) {
-			C(1)
-			if Due() {
-				SE(rec)
-			}
-			d := P(rec)
-			C(n%3 + 1)
-			if n > 0 {
-				descend(n - 1)
-			}
-			if D(n % 2) {
-				S(nil)
-			}
-			R(d)
-			done = append(done, executed())
-		}
-		// Two samples at one depth, and a return two frames below the
-		// one before (a panic unwound a frame): not a run of returns.
-		for range 2 {
-			C(2)
-			if Due() {
-				S(nil)
-			}
-		}
-		x, y := &Func{Name: "x"}, &Func{Name: "y"}
-		d0 := P(x)
-		P(y)
-		C(1)
-		if Due() {
-			S(nil)
-		}
-		R(d0)
-		C(1)
-		if Due() {
-			S(nil)
-		}
-		before := runs()
-		descend(39)
-		descend(39)
 		goexit()
-		recRuns = runs() - before
 		done = append(done, executed(), st().Count)
 		return done
 	}
@@ -535,7 +466,7 @@ func TestLeafBatcher(t *testing.T) {
 			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
 		}
 	}
-	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 3 || two.calls["[f g h]"] != 9 || two.calls["[f g k]"] != 3 || two.calls["[f g rec rec]"] != 2 {
+	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 3 || two.calls["[f g h]"] != 9 || two.calls["[f g k]"] != 3 {
 		t.Errorf("calls %v, want 14 of the leaf from g and 3 from h, 9 of h, 3 of k", two.calls)
 	}
 	// Batches: the first call of each run of calls goes to SampleLeaf,
@@ -544,13 +475,7 @@ func TestLeafBatcher(t *testing.T) {
 	// times (batched), a call of h with the leaf inside (its entry, not
 	// batched, and the leaf's call), h once, k 3 times, h with a check
 	// (a SampleLeaf), h twice.
-	// Each descent: entries in runs of 16, 16 and 7 (the last is the
-	// bottom's, a leaf's call), returns in runs of 16, 16 and 7; and the
-	// sample kept before, which the first entry hands over.
-	if recRuns != 13 {
-		t.Errorf("the recursion handed %d runs of entries and returns over, want 13", recRuns)
-	}
-	if want := 2 + 1 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 2 + 1 + 2 + 2; one.leafCalls != want {
+	if want := 2 + 1 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 2 + 1 + 2; one.leafCalls != want {
 		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want %d", one.leafCalls, want)
 	}
 }
