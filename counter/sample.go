@@ -51,8 +51,6 @@ func S(self *Func) {
 	s.Depth = depth
 	if g != 0 {
 		mark(s, d)
-	} else {
-		hdr(s).nested = false // (see SE)
 	}
 	leaveAgent(s, n, g)
 }
@@ -121,26 +119,29 @@ type header struct {
 	//
 	// A batch of calls of one function from one stack (a small leaf's,
 	// SED, or a call that sampled nowhere but at its entry and where it
-	// returned, SE and S): leaf (0: none), called at depth at, calls
+	// returned, SE and S): leaf, called at depth at, calls
 	// times since the agent's last sample, which was its call too, with n
 	// of its own instructions in all; base is the goroutine's count of
 	// pending instructions after the latest call, the batch's part of
 	// them, and msamp how many calls the caller ran instructions before.
-	leaf        *Func
+	leaf        *Func // (nil: none)
 	at          int
 	calls, n    int64
 	base, msamp int64
-	// A call whose entry sample waits (SE): entry (0: none), entered at
+	// A call whose entry sample waits (SE): entry (nil: none), entered at
 	// depth eat with epend of the pending instructions before it. Where
 	// the next sample is its return, the call joins the batch (returned).
 	entry *Func
 	eat   int
 	epend int64
-	// nested is set when a waiting entry was followed by another (a
-	// call inside the call), cleared by a sample that is not an entry's:
-	// entries do not wait while it is set (a descent into recursion
-	// would hand each over at the next, for nothing).
-	nested bool
+	// last is the function of the latest call the counter saw at
+	// granularity 0 (an entry, or a small leaf's call), at depth lastAt.
+	// A call waits (an entry) or starts a batch (a leaf's) only when it
+	// calls that function from that depth again: keeping costs the
+	// counter about what a call of the agent does, and pays only where
+	// calls repeat (a loop), not where they nest (recursion) or vary.
+	last   *Func
+	lastAt int
 	saved  [64]uintptr
 }
 
@@ -263,32 +264,34 @@ func sl(self *Func) { S(self) }
 
 // SE is the slow path of a function's entry check: what is pending was run
 // by the caller, and callee is being called (an agent that counts calls,
-// CallCounter, is told).
+// CallCounter, is told). In exact mode, with an agent that takes batches
+// (LeafBatcher), the entry of a function called again from the depth of
+// the call before waits in the header for the next sample: where that is
+// the call's return, the call is a leaf's (returned).
 //
 //go:noinline
 func SE(callee *Func) {
 	s := st()
 	d := s.Depth
-	if s.Gran == 0 && s.Dirty <= 0 && leafBatcher != nil && ready(s, d+1) {
-		// Exact mode: the entry's sample waits for the next one, which
-		// may be the call's return (returned).
+	// (ready for one entry more than the sample's: the callee's push)
+	if callCounter == nil || !ready(s, d+1) {
+		sample(nil, callee) // (which settles first)
+		return
+	}
+	if s.Gran == 0 && s.Dirty <= 0 && leafBatcher != nil {
 		h := hdr(s)
-		if s.Dirty < 0 && (h.entry != nil || h.leaf != nil && (h.leaf != callee || h.at != d)) {
-			h.nested = h.nested || h.entry != nil
-			settle(s) // (a call the callee is nested in, or a batch of another)
-		}
-		if !h.nested {
+		if h.last == callee && h.lastAt == d {
+			if s.Dirty < 0 && (h.entry != nil || h.leaf != nil && (h.leaf != callee || h.at != d)) {
+				settle(s) // (a call the callee is nested in, or a batch of another)
+			}
 			h.entry, h.eat, h.epend = callee, d, s.Gran-s.Count
 			s.Dirty = -1
 			return
 		}
+		h.last, h.lastAt = callee, d
 	}
 	if s.Dirty < 0 {
 		settle(s)
-	}
-	if callCounter == nil || !ready(s, d) {
-		sample(nil, callee)
-		return
 	}
 	n := s.Gran - s.Count
 	enterAgent(s)
@@ -360,7 +363,11 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 			}
 			leaveAgent(s, m+n, g)
 			if g == 0 && leafBatcher != nil {
-				startBatch(s, self, d)
+				if h := hdr(s); h.last == self && h.lastAt == d {
+					startBatch(s, self, d)
+				} else {
+					h.last, h.lastAt = self, d
+				}
 			}
 			return
 		}

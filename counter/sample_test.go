@@ -469,13 +469,16 @@ func TestLeafBatcher(t *testing.T) {
 	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 3 || two.calls["[f g h]"] != 9 || two.calls["[f g k]"] != 3 {
 		t.Errorf("calls %v, want 14 of the leaf from g and 3 from h, 9 of h, 3 of k", two.calls)
 	}
-	// Batches: the first call of each run of calls goes to SampleLeaf,
-	// the rest to SampleLeaves when the run ends: 6 calls of the leaf,
-	// other, 2, 2 in h, 2, 2 after the flush, 2 after S(g); then h 3
-	// times (batched), a call of h with the leaf inside (its entry, not
-	// batched, and the leaf's call), h once, k 3 times, h with a check
-	// (a SampleLeaf), h twice.
-	if want := 2 + 1 + 2 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 2 + 1 + 2; one.leafCalls != want {
+	// Calls of SampleLeaf and SampleLeaves: a batch starts at the
+	// second call of a function from one depth in a row (the counter
+	// remembers the last one), and goes to SampleLeaves when anything
+	// else is sampled. The leaf 6 times: 2 + 1; other: 1; the leaf
+	// twice (from g after other, in h, from g after h, after the flush
+	// where it was the last, after S(g)): 2, 2, 2, 1 + 1, 1 + 1; h 5
+	// times, the first a SampleCall (the leaf was last), the next two a
+	// batch, the fourth's leaf call ends it: 1 + 1 + 1; k 3 times: 1 +
+	// 1 at the check in h's body; h twice more after that h: 1 + 1.
+	if want := 3 + 1 + 2 + 2 + 2 + 2 + 2 + 3 + 2 + 2; one.leafCalls != want {
 		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want %d", one.leafCalls, want)
 	}
 }
