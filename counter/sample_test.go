@@ -50,6 +50,19 @@ func uninstall() {
 	agent, callCounter, exitClaimer, slotReuser, leafSampler, leafBatcher = nil, nil, nil, nil, nil, nil
 }
 
+// start installs a on a fresh goroutine state at granularity 0, registers
+// (a sample) and pushes f and g.
+func start(t *testing.T, a Agent, f, g *Func) {
+	plain = state{}
+	Install(a)
+	t.Cleanup(uninstall)
+	due()
+	S(nil) // registers
+	grow(st(), 64)
+	P(f)
+	P(g)
+}
+
 // due makes the next check take a sample.
 func due() { st().Count = 0 }
 
@@ -237,14 +250,7 @@ func names(fs []*Func) string {
 func TestLeafSampler(t *testing.T) {
 	f, g, leaf, other := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "leaf"}, &Func{Name: "other"}
 	run := func(a Agent) (log []string, done, count int64) {
-		plain = state{}
-		Install(a)
-		t.Cleanup(uninstall)
-		due()
-		S(nil) // registers
-		grow(st(), 64)
-		P(f)
-		P(g)
+		start(t, a, f, g)
 		C(7)
 		// A leaf of 5 instructions called after the caller ran 7, one of
 		// 0 right after it, one whose caller folded 4 into it (k), and a
@@ -353,14 +359,7 @@ func TestLeafBatcher(t *testing.T) {
 	f, g, h := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "h"}
 	leaf, other := &Func{Name: "leaf"}, &Func{Name: "other"}
 	run := func(a Agent) (done []int64) {
-		plain = state{}
-		Install(a)
-		t.Cleanup(uninstall)
-		due()
-		S(nil) // registers
-		grow(st(), 64)
-		P(f)
-		P(g)
+		start(t, a, f, g)
 		call := func(k, extra, n int64, fn *Func) {
 			C(extra)
 			if D(n) {
