@@ -273,8 +273,7 @@ func sl(self *Func) { S(self) }
 func SE(callee *Func) {
 	s := st()
 	d := s.Depth
-	// (ready for one entry more than the sample's: the callee's push)
-	if callCounter == nil || !ready(s, d+1) {
+	if callCounter == nil || !ready(s, d) {
 		sample(nil, callee) // (which settles first)
 		return
 	}
@@ -548,15 +547,17 @@ type LeafSampler interface {
 	SampleLeaf(stack []*Func, from int, m, n int64) int64
 }
 
-// LeafBatcher is implemented by agents that take a batch of a small
-// leaf's calls at granularity 0 in one call (LeafSampler's, which they
-// implement too, added up): after a SampleLeaf that returned 0, the
-// counter keeps the calls of the same leaf from the same stack that
-// follow with no other sample between them, and hands them over before
-// the goroutine's next sample. SampleLeaves(stack, from, m, msamp, calls,
-// n) is calls SampleLeaf(stack, from, m_i, n_i) with m the sum of the
-// m_i, n that of the n_i, and msamp the number of m_i above 0. Its
-// result is ignored: the sample that follows asks for the granularity.
+// LeafBatcher is implemented by agents that take a batch of calls at
+// granularity 0 in one call (LeafSampler's, which they implement too,
+// added up): after a SampleLeaf that returned 0, the counter keeps the
+// calls of the same function from the same stack that follow with no
+// other sample between them — a small leaf's (SED), or a call sampled
+// only at its entry and where it returns (SE, then S) — and hands them
+// over before the goroutine's next sample. SampleLeaves(stack, from, m,
+// msamp, calls, n) is calls SampleLeaf(stack, from, m_i, n_i) with m the
+// sum of the m_i, n that of the n_i, and msamp the number of m_i above 0.
+// Its result is ignored: the sample that follows asks for the
+// granularity.
 type LeafBatcher interface {
 	SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) int64
 }
