@@ -700,29 +700,11 @@ func (a *CCT) SampleLeaf(stack []*Func, from int, m, n int64) int64 {
 		return a.Sample(stack, k, n)
 	}
 	g.busy = true
-	parent := g.path[k-1]
+	msamp := int64(0)
 	if m > 0 {
-		// (add, for the caller's part)
-		parent.samples++
-		parent.instr += m
-		g.nsamp++
+		msamp = 1 // (add, for the caller's part)
 	}
-	// The callee's node, as SampleCall finds it; the leaf's sample then
-	// finds it on top of the path cache (its from is k).
-	callee := stack[k]
-	var c *node
-	if k < len(g.path) && g.fns[k] == callee {
-		c = g.path[k]
-	} else {
-		c = g.leafChild(parent, callee, k)
-	}
-	g.n = k + 1
-	*callsOf(c)++
-	c.samples++
-	c.instr += n
-	g.last = c
-	g.total += m + n
-	g.nsamp++
+	g.leafCalls(g.path[k-1], stack[k], k, m, msamp, 1, n)
 	if g.take {
 		a.take(g)
 	}
@@ -748,22 +730,7 @@ func (a *CCT) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) in
 	} else {
 		parent = g.context(stack[:k], from)
 	}
-	parent.samples += msamp
-	parent.instr += m
-	callee := stack[k]
-	var c *node
-	if k < len(g.path) && g.fns[k] == callee {
-		c = g.path[k]
-	} else {
-		c = g.leafChild(parent, callee, k)
-	}
-	g.n = k + 1
-	*callsOf(c) += calls
-	c.samples += calls
-	c.instr += n
-	g.last = c
-	g.total += m + n
-	g.nsamp += msamp + calls
+	c := g.leafCalls(parent, stack[k], k, m, msamp, calls, n)
 	if rec {
 		if msamp > 0 {
 			r := g.nodes.rec(parent)
@@ -782,6 +749,30 @@ func (a *CCT) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) in
 	}
 	g.busy = false
 	return a.next(g)
+}
+
+// leafCalls counts calls of the leaf callee below parent, the path
+// cache's entry k-1: the caller's m instructions in msamp samples, and the
+// leaf's calls and n instructions, one sample per call. It returns the
+// leaf's node, which it makes the path cache's top (the leaf's next
+// sample finds it there, its from being k).
+func (g *gstate) leafCalls(parent *node, callee *Func, k int, m, msamp, calls, n int64) *node {
+	parent.samples += msamp
+	parent.instr += m
+	var c *node
+	if k < len(g.path) && g.fns[k] == callee {
+		c = g.path[k]
+	} else {
+		c = g.leafChild(parent, callee, k)
+	}
+	g.n = k + 1
+	*callsOf(c) += calls
+	c.samples += calls
+	c.instr += n
+	g.last = c
+	g.total += m + n
+	g.nsamp += msamp + calls
+	return c
 }
 
 // leafChild is SampleCall's and SampleLeaf's lookup of the callee's node
