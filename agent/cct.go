@@ -564,7 +564,11 @@ func (a *CCT) Sample(stack []*Func, from int, n int64) int64 {
 		cur = g.context(stack, from)
 	}
 	if a.exact {
-		g.add(cur, n, a.recording.Load())
+		// (add written out, so that its common part inlines)
+		g.addUnrecorded(cur, n)
+		if a.recording.Load() {
+			g.addRecorded(cur, n)
+		}
 	} else {
 		g.addLater(cur, n, a.recording.Load())
 	}
@@ -607,18 +611,29 @@ func (g *gstate) flush() {
 // add counts a sample of n instructions in context cur. The caller has set
 // g.busy.
 func (g *gstate) add(cur *node, n int64, rec bool) {
+	g.addUnrecorded(cur, n)
+	if rec {
+		g.addRecorded(cur, n)
+	}
+}
+
+// addUnrecorded is add's part outside recording, which inlines (exact
+// mode adds once per sample).
+func (g *gstate) addUnrecorded(cur *node, n int64) {
 	cur.samples++
 	cur.instr += n
 	g.last = cur
 	g.total += n
 	g.nsamp++
-	if rec {
-		r := g.nodes.rec(cur)
-		r.samples++
-		r.instr += n
-		g.rtotal += n
-		g.rsamp++
-	}
+}
+
+// addRecorded is add's part while recording.
+func (g *gstate) addRecorded(cur *node, n int64) {
+	r := g.nodes.rec(cur)
+	r.samples++
+	r.instr += n
+	g.rtotal += n
+	g.rsamp++
 }
 
 // SampleCall implements counter.CallCounter: a sample at a function's
@@ -657,7 +672,10 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 		if len(stack) == 0 {
 			cur = g.child(parent, &noStack) // as context does
 		}
-		g.add(cur, n, rec)
+		g.addUnrecorded(cur, n) // (add, as in Sample)
+		if rec {
+			g.addRecorded(cur, n)
+		}
 	}
 	// The callee pushes itself next: its node is the next sample's top.
 	// The path cache may hold it (stack is its prefix): a recursion that
