@@ -267,11 +267,13 @@ func runGo(verb string, args []string) error {
 	}
 	cfgPath := filepath.Join(tmp, "config.json")
 	wrapper := self + " toolexec"
-	cache, err := os.UserCacheDir()
+	cache, err := kprofCache()
 	if err != nil {
 		return err
 	}
-	cache = filepath.Join(cache, "kprof")
+	now := time.Now()
+	// (Trimmed when the build is done: what it used is marked by then.)
+	defer trimCache(cache, now)
 	if !kf.stock {
 		progress := newProgress("kprof: building the patched compiler (first time only)")
 		cfg.Compiler, err = release.PatchedCompiler(goroot, goVersion, cache)
@@ -279,6 +281,7 @@ func runGo(verb string, args []string) error {
 		if err != nil {
 			return err
 		}
+		markUsed(filepath.Dir(cfg.Compiler), now)
 	}
 	// The linked-in packages, prebuilt with the user's flags: from kprof's
 	// own copy, unless a custom agent is resolved in the user's module.
@@ -290,6 +293,7 @@ func runGo(verb string, args []string) error {
 		fmt.Fprintf(h, "%s\n%q\n%s", id, fwd, envOut)
 		key = filepath.Join(cache, "prebuilt-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
 		if loadPrebuilt(key, cfg) {
+			markUsed(key, now)
 			return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 		}
 	}
@@ -462,10 +466,11 @@ func binaryHash(self string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cache, _ := os.UserCacheDir()
+	cache, _ := kprofCache()
 	k := sha256.Sum256([]byte(fmt.Sprintf("%s %d %d", self, fi.Size(), fi.ModTime().UnixNano())))
-	memo := filepath.Join(cache, "kprof", "self-"+hex.EncodeToString(k[:12]))
+	memo := filepath.Join(cache, "self-"+hex.EncodeToString(k[:12]))
 	if data, err := os.ReadFile(memo); err == nil && len(data) == 64 {
+		markUsed(memo, time.Now())
 		return string(data), nil
 	}
 	f, err := os.Open(self)
@@ -487,12 +492,13 @@ func binaryHash(self string) (string, error) {
 // supportModule writes kprof's linked-in packages as a module in the user
 // cache (once per kprof binary) and returns its directory.
 func supportModule(id string) (string, error) {
-	cache, err := os.UserCacheDir()
+	cache, err := kprofCache()
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(cache, "kprof", "support-"+id)
+	dir := filepath.Join(cache, "support-"+id)
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		markUsed(dir, time.Now())
 		return dir, nil
 	}
 	tmp := dir + ".tmp" + strconv.Itoa(os.Getpid())

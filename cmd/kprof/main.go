@@ -134,6 +134,7 @@ func main() {
 			mergeCommand(),
 			gateCommand(),
 			calibrateCommand(),
+			cleanCommand(),
 			{
 				Name:  "version",
 				Usage: "print kprof's version and the Go versions it supports",

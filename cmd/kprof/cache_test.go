@@ -1,0 +1,111 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestTrimCache(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	// Entries by name, with the age of their modification time.
+	entries := map[string]time.Duration{
+		"compile-go1.26.8-0123456789abcdef": 6 * day,
+		"compile-go1.27.3-fedcba9876543210": 4 * day,
+		"compile-build-123":                 10 * day, // an interrupted build
+		"support-aaaa":                      5 * day,
+		"support-bbbb":                      5*day - time.Minute,
+		"self-cccc":                         30 * day,
+		"prebuilt-dddd.json":                7 * day,
+		"prebuilt-eeee.json":                time.Hour,
+		"no-modcache":                       100 * day, // not an entry: kept
+		"notes.txt":                         100 * day, // not kprof's: kept
+	}
+	tests := []struct {
+		name    string
+		stamp   string // trim.txt's content ("": none)
+		removed []string
+	}{
+		{"no stamp", "", []string{"compile-build-123", "compile-go1.26.8-0123456789abcdef", "prebuilt-dddd.json", "self-cccc", "support-aaaa"}},
+		{"trimmed a day ago", strconv.FormatInt(now.Add(-day).Unix(), 10), []string{"compile-build-123", "compile-go1.26.8-0123456789abcdef", "prebuilt-dddd.json", "self-cccc", "support-aaaa"}},
+		{"trimmed an hour ago", strconv.FormatInt(now.Add(-time.Hour).Unix(), 10), nil},
+		{"stamp in the future", strconv.FormatInt(now.Add(time.Hour).Unix(), 10), []string{"compile-build-123", "compile-go1.26.8-0123456789abcdef", "prebuilt-dddd.json", "self-cccc", "support-aaaa"}},
+		{"bad stamp", "yesterday", []string{"compile-build-123", "compile-go1.26.8-0123456789abcdef", "prebuilt-dddd.json", "self-cccc", "support-aaaa"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, age := range entries {
+				p := filepath.Join(dir, name)
+				if filepath.Ext(name) == "" {
+					// A directory with a read-only file, as support modules are.
+					if err := os.MkdirAll(p, 0o777); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(filepath.Join(p, "go.mod"), []byte("module x\n"), 0o444); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := os.WriteFile(p, []byte("{}"), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				mt := now.Add(-age)
+				if err := os.Chtimes(p, mt, mt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.stamp != "" {
+				if err := os.WriteFile(filepath.Join(dir, "trim.txt"), []byte(tt.stamp+"\n"), 0o666); err != nil {
+					t.Fatal(err)
+				}
+			}
+			removed := trimCache(dir, now)
+			slices.Sort(removed)
+			if !slices.Equal(removed, tt.removed) {
+				t.Errorf("removed %q, want %q", removed, tt.removed)
+			}
+			for name := range entries {
+				_, err := os.Stat(filepath.Join(dir, name))
+				if gone := os.IsNotExist(err); gone != slices.Contains(tt.removed, name) {
+					t.Errorf("%s: removed %v, want %v", name, gone, !gone)
+				}
+			}
+			// The stamp says now, and a second trim right after does nothing.
+			if tt.removed != nil {
+				if again := trimCache(dir, now.Add(time.Minute)); again != nil {
+					t.Errorf("second trim removed %q", again)
+				}
+			}
+		})
+	}
+}
+
+func TestMarkUsed(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, age := range []time.Duration{10 * time.Minute, 2 * time.Hour, 10 * 24 * time.Hour} {
+		p := filepath.Join(t.TempDir(), "support-x")
+		if err := os.Mkdir(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		mt := now.Add(-age)
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+		markUsed(p, now)
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := now
+		if age <= markInterval {
+			want = mt // recent enough: left alone
+		}
+		if !fi.ModTime().Equal(want) {
+			t.Errorf("age %v: modification time %v, want %v", age, fi.ModTime(), want)
+		}
+	}
+	markUsed(filepath.Join(t.TempDir(), "missing"), now) // no panic, no file
+}
