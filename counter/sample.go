@@ -134,15 +134,27 @@ type header struct {
 	entry *Func
 	eat   int
 	epend int64
-	// last is the function of the latest call the counter saw at
-	// granularity 0 (an entry, or a small leaf's call), at depth lastAt.
-	// A call waits (an entry) or starts a batch (a leaf's) only when it
-	// calls that function from that depth again: keeping costs the
-	// counter about what a call of the agent does, and pays only where
-	// calls repeat (a loop), not where they nest (recursion) or vary.
-	last   *Func
-	lastAt int
-	saved  [64]uintptr
+	// The calls of one small leaf, inner, that the function whose entry
+	// waits makes (at depth eat+1) before anything else is sampled:
+	// icalls of them, with in of their own instructions, and im of the
+	// function's before them in imsamp samples; iend is the count of
+	// pending instructions after the latest. Where the call joins the
+	// batch, they join the batch's: bicalls, bin, bim and bimsamp (a
+	// loop over a comparison that calls a leaf, cmp.Less and isNaN).
+	inner                        *Func
+	icalls, in, im, imsamp, iend int64
+	bicalls, bin, bim, bimsamp   int64
+	// last is the function of the latest entry the counter saw at
+	// granularity 0, at depth lastAt, and lastLeaf that of the latest
+	// small leaf's call, at depth lastLeafAt. A call waits (an entry) or
+	// starts a batch (a leaf's) only when it calls that function from
+	// that depth again: keeping costs the counter about what a call of
+	// the agent does, and pays only where calls repeat (a loop), not
+	// where they nest (recursion) or vary. (One of each: a loop over a
+	// function that calls a leaf sees the two alternate.)
+	last, lastLeaf     *Func
+	lastAt, lastLeafAt int
+	saved              [64]uintptr
 }
 
 // hdrSize is the size of a header in stack entries.
@@ -283,7 +295,8 @@ func SE(callee *Func) {
 			if s.Dirty < 0 && (h.entry != nil || h.leaf != nil && (h.leaf != callee || h.at != d)) {
 				settle(s) // (a call the callee is nested in, or a batch of another)
 			}
-			h.entry, h.eat, h.epend = callee, d, s.Gran-s.Count
+			p := s.Gran - s.Count
+			h.entry, h.eat, h.epend, h.iend = callee, d, p, p
 			s.Dirty = -1
 			return
 		}
@@ -336,7 +349,8 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 			// A batch of this leaf's calls at this depth: no sample
 			// since its latest call, so the stack below is the same.
 			// (Gran is 0: the pending instructions are -Count.)
-			if h := hdr(s); h.leaf == self && h.at == d && h.entry == nil {
+			h := hdr(s)
+			if h.leaf == self && h.at == d && h.entry == nil {
 				p := -s.Count
 				if p-n > h.base {
 					h.msamp++
@@ -344,6 +358,24 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 				h.calls++
 				h.n += n
 				h.base = p
+				return
+			}
+			// A call from the function whose entry waits, pushed
+			// just below: kept with it (settle and returned hand it
+			// over after the entry, at depth d, so the buffer must
+			// hold d+1 entries then).
+			if f := h.entry; f != nil && d+1 < len(s.Stack) && d == h.eat+1 &&
+				s.Stack[h.eat] == uintptr(unsafe.Pointer(f)) && (h.inner == nil || h.inner == self) {
+				p := -s.Count
+				m := max(p-n-h.iend, 0) // the function's part
+				if m > 0 {
+					h.imsamp++
+				}
+				h.im += m
+				h.icalls++
+				h.in += n
+				h.iend = p
+				h.inner = self
 				return
 			}
 		}
@@ -362,10 +394,10 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 			}
 			leaveAgent(s, m+n, g)
 			if g == 0 && leafBatcher != nil {
-				if h := hdr(s); h.last == self && h.lastAt == d {
+				if h := hdr(s); h.lastLeaf == self && h.lastLeafAt == d {
 					startBatch(s, self, d)
 				} else {
-					h.last, h.lastAt = self, d
+					h.lastLeaf, h.lastLeafAt = self, d
 				}
 			}
 			return
@@ -413,7 +445,10 @@ func returned(s *state, self *Func) bool {
 	h.entry = nil
 	p := s.Gran - s.Count
 	m := min(h.epend, p) // (FlushOthers may have taken the pending instructions)
-	n := p - m
+	// The function's own instructions since its latest call of the
+	// inner leaf (or since its entry), after the leaf's calls.
+	in, im := innerPart(h, p-m)
+	n := p - m - in - im
 	if h.leaf == f && h.at == d {
 		if m > h.base {
 			h.msamp++
@@ -421,6 +456,11 @@ func returned(s *state, self *Func) bool {
 		h.calls++
 		h.n += n
 		h.base = p
+		h.bicalls += h.icalls
+		h.bin += in
+		h.bim += im
+		h.bimsamp += h.imsamp
+		h.icalls, h.in, h.im, h.imsamp = 0, 0, 0, 0
 		return true
 	}
 	// (No batch: SE settled any other.)
@@ -430,15 +470,40 @@ func returned(s *state, self *Func) bool {
 	depth := s.Depth
 	s.Depth = d + 1
 	g := leafSampler.SampleLeaf(stackOf(s, d+1), d, m, n)
+	if h.icalls > 0 {
+		handInner(s, h, d, h.icalls, h.imsamp, in, im)
+	}
 	s.Depth = depth
+	h.icalls, h.in, h.im, h.imsamp, h.inner = 0, 0, 0, 0, nil
 	if g != 0 {
 		mark(s, d+1)
 	}
-	leaveAgent(s, m+n, g)
+	leaveAgent(s, p, g)
 	if g == 0 {
 		startBatch(s, f, d)
 	}
 	return true
+}
+
+// innerPart returns the inner leaf's instructions and the function's
+// before its calls, of the waiting entry's call (icalls), at most avail in
+// all (clamped as in settleBatch).
+func innerPart(h *header, avail int64) (in, im int64) {
+	in = min(h.in, avail)
+	return in, min(h.im, avail-in)
+}
+
+// handInner hands the agent calls of the header's inner leaf from the
+// function at depth d (the stack's entry d): what SampleLeaf(stack, d+1,
+// m_i, n_i) would count for each, m the sum of the function's m_i before
+// them, msamp how many are above 0, and n that of the leaf's own n_i.
+// The caller has entered the agent, which has seen the function at d.
+func handInner(s *state, h *header, d int, calls, msamp, n, m int64) {
+	s.Stack[d+1] = uintptr(unsafe.Pointer(h.inner))
+	depth := s.Depth
+	s.Depth = d + 2
+	leafBatcher.SampleLeaves(stackOf(s, d+2), d+1, m, msamp, calls, n)
+	s.Depth = depth
 }
 
 // settle hands what exact mode kept from the agent (the header's batch
@@ -456,17 +521,25 @@ func settle(s *state) {
 	}
 	if f := h.entry; f != nil {
 		h.entry = nil
-		e := min(h.epend, s.Gran-s.Count)
+		p := s.Gran - s.Count
+		e := min(h.epend, p)
+		in, im := innerPart(h, p-e)
 		count := s.Count
 		enterAgent(s)
 		depth := s.Depth
 		s.Depth = h.eat
 		callCounter.SampleCall(stackOf(s, h.eat), h.eat, f, e)
+		if h.icalls > 0 {
+			s.Stack[h.eat] = uintptr(unsafe.Pointer(f)) // (pushed: the calls were made from it)
+			handInner(s, h, h.eat, h.icalls, h.imsamp, in, im)
+			e += in + im
+		}
 		s.Depth = depth
 		s.Done += e
 		s.Count = count + e
 		s.InAgent = false
 	}
+	h.icalls, h.in, h.im, h.imsamp, h.inner = 0, 0, 0, 0, nil
 }
 
 // settleBatch hands the header's batch to the agent and returns the
@@ -482,14 +555,20 @@ func settleBatch(s *state, h *header) int64 {
 	// and its instructions went to the goroutine's last context.)
 	b := min(h.base, s.Gran-s.Count)
 	n := min(h.n, b)
+	in := min(h.bin, b-n) // (the inner leaf's calls, and the function's part before them)
+	im := min(h.bim, b-n-in)
 	count := s.Count // (instrumented code the agent runs moves it)
 	enterAgent(s)
 	s.Stack[at] = uintptr(unsafe.Pointer(leaf))
 	depth := s.Depth
 	s.Depth = at + 1
-	leafBatcher.SampleLeaves(stackOf(s, at+1), at, b-n, h.msamp, h.calls, n)
+	leafBatcher.SampleLeaves(stackOf(s, at+1), at, b-n-in-im, h.msamp, h.calls, n)
+	if h.bicalls > 0 {
+		handInner(s, h, at, h.bicalls, h.bimsamp, in, im)
+	}
 	s.Depth = depth
 	h.calls = 0
+	h.bicalls, h.bin, h.bim, h.bimsamp = 0, 0, 0, 0
 	// b of the pending instructions are sampled; the goroutine's period
 	// goes on.
 	s.Done += b

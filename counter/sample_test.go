@@ -298,9 +298,29 @@ func TestLeafSampler(t *testing.T) {
 // sumAgent is an exact-mode agent that adds up what its samples report
 // per stack: instructions, samples and calls, keyed by the stack's names
 // (calls by the callee's stack).
+//
+// It also checks what from claims (Agent.Sample): that the stack is the
+// previous sample's up to there, the previous sample's stack being the
+// callee's after a SampleCall (the entry it announces). bad records the
+// first sample that breaks it.
 type sumAgent struct {
 	instr, samples, calls map[string]int64
 	leafCalls             int // SampleLeaf and SampleLeaves calls
+	agentCalls            int // calls of any of its methods but Register and Exit
+	prev                  []*Func
+	bad                   string
+}
+
+// seen checks from against the previous sample's stack and makes stack,
+// with next on top if it is not nil, the previous one.
+func (r *sumAgent) seen(stack []*Func, from int, next *Func) {
+	if k := min(from, len(stack), len(r.prev)); r.bad == "" && names(stack[:k]) != names(r.prev[:k]) {
+		r.bad = fmt.Sprintf("stack %s with from %d after %s", names(stack), from, names(r.prev))
+	}
+	r.prev = append(r.prev[:0], stack...)
+	if next != nil {
+		r.prev = append(r.prev, next)
+	}
 }
 
 func newSumAgent() *sumAgent {
@@ -310,11 +330,21 @@ func newSumAgent() *sumAgent {
 func (r *sumAgent) Register() int64 { return 0 }
 func (r *sumAgent) Exit(n int64)    { r.instr["exit"] += n }
 func (r *sumAgent) Sample(stack []*Func, from int, n int64) int64 {
+	r.agentCalls++
+	return r.sample(stack, from, n)
+}
+func (r *sumAgent) sample(stack []*Func, from int, n int64) int64 {
+	r.seen(stack, from, nil)
 	r.instr[names(stack)] += n
 	r.samples[names(stack)]++
 	return 0
 }
 func (r *sumAgent) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
+	r.agentCalls++
+	return r.sampleCall(stack, from, callee, n)
+}
+func (r *sumAgent) sampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
+	r.seen(stack, from, callee)
 	if n > 0 {
 		r.instr[names(stack)] += n
 		r.samples[names(stack)]++
@@ -324,9 +354,10 @@ func (r *sumAgent) SampleCall(stack []*Func, from int, callee *Func, n int64) in
 }
 func (r *sumAgent) SampleLeaf(stack []*Func, from int, m, n int64) int64 {
 	r.leafCalls++
+	r.agentCalls++
 	k := len(stack) - 1
-	r.SampleCall(stack[:k], from, stack[k], m)
-	return r.Sample(stack, k, n)
+	r.sampleCall(stack[:k], from, stack[k], m)
+	return r.sample(stack, len(stack), n)
 }
 
 // batchAgent is a sumAgent that takes batches of a leaf's calls.
@@ -339,6 +370,9 @@ func (r batchAgent) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int
 	if D(3) {
 		S(nil)
 	}
+	r.agentCalls++
+	r.seen(stack[:len(stack)-1], from, nil)
+	r.seen(stack, len(stack), nil)
 	k := len(stack) - 1
 	r.instr[names(stack[:k])] += m
 	r.samples[names(stack[:k])] += msamp
@@ -465,6 +499,11 @@ func TestLeafBatcher(t *testing.T) {
 			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
 		}
 	}
+	for _, a := range []*sumAgent{one, two} {
+		if a.bad != "" {
+			t.Errorf("a sample's from is wrong: %s", a.bad)
+		}
+	}
 	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 3 || two.calls["[f g h]"] != 9 || two.calls["[f g k]"] != 3 {
 		t.Errorf("calls %v, want 14 of the leaf from g and 3 from h, 9 of h, 3 of k", two.calls)
 	}
@@ -479,5 +518,125 @@ func TestLeafBatcher(t *testing.T) {
 	// 1 at the check in h's body; h twice more after that h: 1 + 1.
 	if want := 3 + 1 + 2 + 2 + 2 + 2 + 2 + 3 + 2 + 2; one.leafCalls != want {
 		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want %d", one.leafCalls, want)
+	}
+}
+
+// TestLeafBatcherInner: a loop over a function that pushes and calls a
+// small leaf (cmp.Less and isNaN) is batched too, the leaf's calls kept
+// with the function's whose entry waits; the counts are those of an agent
+// called once per sample, as in TestLeafBatcher, whatever ends the batch.
+func TestLeafBatcherInner(t *testing.T) {
+	f, g, h := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "h"}
+	leaf, other := &Func{Name: "leaf"}, &Func{Name: "other"}
+	run := func(a Agent) (done []int64) {
+		start(t, a, f, g)
+		step := func() { done = append(done, executed()) }
+		call := func(extra, n int64, fn *Func) {
+			C(extra)
+			if D(n) {
+				SED(0, fn, n, fn)
+			}
+			step()
+		}
+		// h(extra, body, leaves, after): the caller runs extra
+		// instructions, h body before each of its calls of the
+		// leaves, then after before it returns; end, if not nil, runs
+		// just before h's return check.
+		callH := func(extra, body int64, leaves []*Func, after int64, end func()) {
+			C(extra)
+			if Due() {
+				SE(h)
+			}
+			d := P(h)
+			for _, l := range leaves {
+				call(body, 2, l)
+			}
+			if end != nil {
+				end()
+			}
+			if D(after) {
+				S(nil)
+			}
+			R(d)
+			step()
+		}
+		one, two := []*Func{leaf}, []*Func{leaf, leaf}
+		for i := range int64(6) { // one call of the leaf each
+			callH(i%2, i%3, one, i%2, nil)
+		}
+		for i := range int64(4) { // two
+			callH(1, i%2, two, 1, nil)
+		}
+		callH(1, 1, []*Func{leaf, other}, 1, nil) // another leaf: ends the batch
+		for range 3 {
+			callH(1, 1, one, 1, nil)
+		}
+		// A check in h's body after its leaf's calls: the entry and
+		// the calls go to the agent before it.
+		callH(1, 1, two, 1, func() {
+			C(1)
+			if Due() {
+				S(nil)
+			}
+		})
+		for range 3 {
+			callH(0, 1, one, 0, nil)
+		}
+		// The recording's boundary inside h, and a call of another
+		// function from h, after the leaf's calls.
+		callH(2, 1, one, 1, flushSelf)
+		callH(2, 1, one, 1, func() {
+			C(1)
+			if Due() {
+				SE(other)
+			}
+			d := P(other)
+			if D(1) {
+				S(nil)
+			}
+			R(d)
+		})
+		for range 3 {
+			callH(1, 2, two, 0, nil)
+		}
+		// Calls of the leaf from the caller, between h's.
+		for range 3 {
+			callH(1, 1, one, 1, nil)
+			call(1, 2, leaf)
+		}
+		callH(1, 1, one, 1, nil)
+		callH(1, 1, one, 1, nil)
+		goexit()
+		done = append(done, executed(), st().Count)
+		return done
+	}
+	two := newSumAgent()
+	wantDone := run(two)
+	one := newSumAgent()
+	done := run(batchAgent{one})
+	if fmt.Sprint(done) != fmt.Sprint(wantDone) {
+		t.Errorf("executed instructions at each step %v, want %v", done, wantDone)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want map[string]int64
+	}{{"instructions", one.instr, two.instr}, {"samples", one.samples, two.samples}, {"calls", one.calls, two.calls}} {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
+		}
+	}
+	for _, a := range []*sumAgent{one, two} {
+		if a.bad != "" {
+			t.Errorf("a sample's from is wrong: %s", a.bad)
+		}
+	}
+	if two.calls["[f g h]"] != 28 || two.calls["[f g h leaf]"] != 36 || two.calls["[f g leaf]"] != 3 {
+		t.Errorf("calls %v, want 28 of h, 36 of the leaf from h and 3 from g", two.calls)
+	}
+	t.Logf("%d calls of the agent, %d without batches", one.agentCalls, two.agentCalls)
+	// Without batches, each call of h with one call of the leaf takes
+	// three calls of the agent; with them, the loops take a few.
+	if 2*one.agentCalls > two.agentCalls {
+		t.Errorf("%d calls of the agent with batches, %d without", one.agentCalls, two.agentCalls)
 	}
 }
