@@ -618,7 +618,8 @@ func (g *gstate) add(cur *node, n int64, rec bool) {
 }
 
 // addUnrecorded is add's part outside recording, which inlines (exact
-// mode adds once per sample).
+// mode adds once per sample). The caller has set g.busy, as for
+// addRecorded.
 func (g *gstate) addUnrecorded(cur *node, n int64) {
 	cur.samples++
 	cur.instr += n

@@ -294,6 +294,7 @@ func runGo(verb string, args []string) error {
 		key = filepath.Join(cache, "prebuilt-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
 		if loadPrebuilt(key, cfg) {
 			markUsed(key, now)
+			markUsed(filepath.Join(cache, "support-"+id), now) // (the packages' sources, which relinks compile)
 			return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 		}
 	}
@@ -466,10 +467,12 @@ func binaryHash(self string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cache, _ := kprofCache()
+	cache, cerr := kprofCache()
 	k := sha256.Sum256([]byte(fmt.Sprintf("%s %d %d", self, fi.Size(), fi.ModTime().UnixNano())))
 	memo := filepath.Join(cache, "self-"+hex.EncodeToString(k[:12]))
-	if data, err := os.ReadFile(memo); err == nil && len(data) == 64 {
+	if cerr != nil {
+		memo = "" // (no cache: hash every time; the build reports it)
+	} else if data, err := os.ReadFile(memo); err == nil && len(data) == 64 {
 		markUsed(memo, time.Now())
 		return string(data), nil
 	}
@@ -483,7 +486,7 @@ func binaryHash(self string) (string, error) {
 		return "", err
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if os.MkdirAll(filepath.Dir(memo), 0o777) == nil {
+	if memo != "" && os.MkdirAll(filepath.Dir(memo), 0o777) == nil {
 		os.WriteFile(memo, []byte(sum), 0o666) // best effort
 	}
 	return sum, nil
@@ -552,6 +555,13 @@ func loadPrebuilt(path string, cfg *toolexec.Config) bool {
 	}
 	for _, f := range pb.Exports {
 		if _, err := os.Stat(f); err != nil {
+			return false
+		}
+	}
+	// The sources of kprof's own packages, in its cache (supportModule):
+	// a trim or a user may have removed them.
+	for _, sp := range pb.Support {
+		if _, err := os.Stat(sp.Dir); !sp.Standard && err != nil {
 			return false
 		}
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,14 +13,17 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// kprof's own cache, os.UserCacheDir()/kprof, holds what its builds reuse,
-// per kprof binary and toolchain: patched compilers (compile-*, about 36
-// MB each), the packages kprof links in as a module (support-*), the
-// binary's hash (self-*), and which prebuilt packages a build can reuse
-// (prebuilt-*.json). A kprof that is upgraded often leaves all of it
-// behind, so, as the go command does with its build cache, a build marks
-// what it uses (its modification time, at most once per markInterval) and,
-// at most once per trimInterval, removes the entries no build has used for
+// kprof's own cache, os.UserCacheDir()/kprof (~/.cache/kprof on Linux),
+// holds what its builds reuse: patched compilers (compile-*, about 36 MB
+// each, one per Go release and version of kprof's compiler patches), the
+// sources of the packages kprof links into programs (support-*, one per
+// kprof binary and set of instrumentation options), the binary's hash
+// (self-*), and which prebuilt packages a build can reuse
+// (prebuilt-*.json); the compiled packages are in the go command's build
+// cache. A kprof that is upgraded often leaves all of it behind, so, as
+// the go command does with its build cache, a build marks what it uses
+// (its modification time, at most once per markInterval) and, at most
+// once per trimInterval, removes the entries no build has used for
 // trimAge.
 const (
 	trimAge      = 5 * 24 * time.Hour
@@ -63,30 +68,41 @@ func trimCache(dir string, now time.Time) []string {
 	if os.WriteFile(stamp, []byte(strconv.FormatInt(now.Unix(), 10)+"\n"), 0o666) != nil {
 		return nil // (no cache yet, or not writable: nothing to trim)
 	}
-	return removeEntries(dir, func(fi os.FileInfo) bool { return now.Sub(fi.ModTime()) >= trimAge })
+	// (An entry in use may look up to markInterval older than it is.)
+	old := func(fi os.FileInfo) bool { return now.Sub(fi.ModTime()) >= trimAge+markInterval }
+	removed, _ := removeEntries(dir, old) // (best effort, as the go command's trim)
+	return removed
 }
 
 // removeEntries removes the cache entries of dir that old reports on and
-// returns their names.
-func removeEntries(dir string, old func(os.FileInfo) bool) []string {
+// returns their names, and what it could not remove. An entry's time is
+// read again just before it is removed: a build may have marked it
+// meanwhile.
+func removeEntries(dir string, old func(os.FileInfo) bool) ([]string, error) {
 	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var removed []string
+	var errs []error
 	for _, e := range entries {
 		if !isCacheEntry(e.Name()) {
 			continue
 		}
-		fi, err := e.Info()
-		if err != nil || !old(fi) {
+		p := filepath.Join(dir, e.Name())
+		if fi, err := os.Lstat(p); err != nil || !old(fi) {
 			continue
 		}
-		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
-			removed = append(removed, e.Name())
+		if err := os.RemoveAll(p); err != nil {
+			errs = append(errs, err)
+			continue
 		}
+		removed = append(removed, e.Name())
 	}
-	return removed
+	return removed, errors.Join(errs...)
 }
 
 func isCacheEntry(name string) bool {
@@ -104,11 +120,12 @@ func isCacheEntry(name string) bool {
 func cleanCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "clean",
-		Usage: "remove kprof's cached compilers and packages (the next build makes them again)",
-		Description: "kprof keeps, in its user cache directory, a patched compiler per kprof binary and Go release\n" +
-			"(about 36 MB each) and the packages it links into programs. Builds remove what no build used\n" +
-			"for 5 days, once a day; kprof clean removes all of it now. The instrumented packages are in\n" +
-			"the go command's build cache: go clean -cache removes those.",
+		Usage: "remove kprof's cached compilers and package sources (the next build makes them again)",
+		Description: "kprof keeps, in its user cache directory (~/.cache/kprof on Linux), a patched compiler per\n" +
+			"Go release (about 36 MB each) and the sources of the packages it links into programs, per kprof\n" +
+			"binary. Builds remove what no build used for 5 days, once a day; kprof clean removes all of it\n" +
+			"now (a kprof build running meanwhile fails). The instrumented packages are in the go command's\n" +
+			"build cache: go clean -cache removes those.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "n", Usage: "print what would be removed, and remove nothing"},
 		},
@@ -127,9 +144,12 @@ func cleanCommand() *cli.Command {
 					return false
 				}
 			}
-			removed := removeEntries(dir, all)
+			removed, err := removeEntries(dir, all)
 			if !c.Bool("n") {
 				fmt.Fprintf(os.Stderr, "kprof: removed %d entries from %s\n", len(removed), dir)
+			}
+			if err != nil {
+				return fmt.Errorf("cleaning %s: %w", dir, err)
 			}
 			return nil
 		},

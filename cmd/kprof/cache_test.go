@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/kprof/kprof/toolexec"
+	"github.com/urfave/cli/v2"
 )
 
 func TestTrimCache(t *testing.T) {
@@ -16,9 +19,9 @@ func TestTrimCache(t *testing.T) {
 	entries := map[string]time.Duration{
 		"compile-go1.26.8-0123456789abcdef": 6 * day,
 		"compile-go1.27.3-fedcba9876543210": 4 * day,
-		"compile-build-123":                 10 * day, // an interrupted build
-		"support-aaaa":                      5 * day,
-		"support-bbbb":                      5*day - time.Minute,
+		"compile-build-123":                 10 * day,          // an interrupted build
+		"support-aaaa":                      5*day + time.Hour, // (marks are hourly: an hour's grace)
+		"support-bbbb":                      5*day + time.Hour - time.Minute,
 		"self-cccc":                         30 * day,
 		"prebuilt-dddd.json":                7 * day,
 		"prebuilt-eeee.json":                time.Hour,
@@ -108,4 +111,85 @@ func TestMarkUsed(t *testing.T) {
 		}
 	}
 	markUsed(filepath.Join(t.TempDir(), "missing"), now) // no panic, no file
+}
+
+// TestClean: kprof clean -n lists kprof's entries in its cache and removes
+// nothing; kprof clean removes them, and leaves what is not kprof's.
+func TestClean(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache) // (os.UserCacheDir on other systems)
+	dir, err := kprofCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"compile-go1.26.8-0123456789abcdef/compile", "support-aaaa/go.mod", "self-cccc", "notes/x"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func() []string {
+		es, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	all := list()
+	app := &cli.App{Name: "kprof", Commands: []*cli.Command{cleanCommand()}, Writer: os.Stdout}
+	if err := app.Run([]string{"kprof", "clean", "-n"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); !slices.Equal(got, all) {
+		t.Errorf("clean -n left %q, want %q", got, all)
+	}
+	if err := app.Run([]string{"kprof", "clean"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); !slices.Equal(got, []string{"notes"}) {
+		t.Errorf("clean left %q, want [notes]", got)
+	}
+	if err := app.Run([]string{"kprof", "clean"}); err != nil {
+		t.Errorf("clean of a clean cache: %v", err)
+	}
+}
+
+// TestLoadPrebuiltNeedsSources: a prebuilt configuration whose support
+// module's sources are gone (trimmed, removed by hand) is not used: the
+// build makes them again instead of failing to relink.
+func TestLoadPrebuiltNeedsSources(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join(dir, "export.a")
+	src := filepath.Join(dir, "support-x", "agent")
+	for _, p := range []string{export, filepath.Join(src, "agent.go")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := &toolexec.Config{
+		Exports: map[string]string{"github.com/kprof/kprof/agent": export},
+		Support: []toolexec.SupportPkg{
+			{ImportPath: "fmt", Dir: filepath.Join(dir, "goroot-fmt"), Standard: true}, // (not checked)
+			{ImportPath: "github.com/kprof/kprof/agent", Dir: src, Export: export},
+		},
+	}
+	key := filepath.Join(dir, "prebuilt-x.json")
+	savePrebuilt(key, cfg)
+	if !loadPrebuilt(key, &toolexec.Config{}) {
+		t.Fatal("loadPrebuilt: false with every file in place")
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "support-x")); err != nil {
+		t.Fatal(err)
+	}
+	if loadPrebuilt(key, &toolexec.Config{}) {
+		t.Error("loadPrebuilt: true with the support module's sources gone")
+	}
 }
