@@ -136,14 +136,16 @@ type header struct {
 	epend int64
 	// The calls of one small leaf, inner, that the function whose entry
 	// waits makes (at depth eat+1) before anything else is sampled:
-	// icalls of them, with in of their own instructions, and im of the
-	// function's before them in imsamp samples; iend is the count of
-	// pending instructions after the latest. Where the call joins the
-	// batch, they join the batch's: bicalls, bin, bim and bimsamp (a
+	// icalls of them, with in of their own instructions, imsamp of them
+	// after instructions of the function; iend is the count of pending
+	// instructions after the latest (the function's part, up to there,
+	// is iend-epend-in). Where the call joins the batch, they join the
+	// batch's: bicalls, bin, bim (the function's part) and bimsamp (a
 	// loop over a comparison that calls a leaf, cmp.Less and isNaN).
-	inner                        *Func
-	icalls, in, im, imsamp, iend int64
-	bicalls, bin, bim, bimsamp   int64
+	inner                      *Func
+	iat                        int // (see SED)
+	icalls, in, imsamp, iend   int64
+	bicalls, bin, bim, bimsamp int64
 	// last is the function of the latest entry the counter saw at
 	// granularity 0, at depth lastAt, and lastLeaf that of the latest
 	// small leaf's call, at depth lastLeafAt. A call waits (an entry) or
@@ -297,6 +299,9 @@ func SE(callee *Func) {
 			}
 			p := s.Gran - s.Count
 			h.entry, h.eat, h.epend, h.iend = callee, d, p, p
+			if d+1 < len(s.Stack) {
+				h.iat = d + 1 // (see SED)
+			}
 			s.Dirty = -1
 			return
 		}
@@ -360,22 +365,23 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 				h.base = p
 				return
 			}
-			// A call from the function whose entry waits, pushed
-			// just below: kept with it (settle and returned hand it
-			// over after the entry, at depth d, so the buffer must
-			// hold d+1 entries then).
-			if f := h.entry; f != nil && d+1 < len(s.Stack) && d == h.eat+1 &&
-				s.Stack[h.eat] == uintptr(unsafe.Pointer(f)) && (h.inner == nil || h.inner == self) {
+			// A call from the function whose entry waits, which
+			// pushed itself at eat (at granularity 0 nothing else
+			// pushes there without a sample): kept with it. iat is
+			// eat+1 while the entry waits and the buffer holds the
+			// entry above it, where settle and returned hand the
+			// calls over; 0 otherwise.
+			if h.iat == d && (h.inner == self || h.inner == nil) {
 				p := -s.Count
-				m := max(p-n-h.iend, 0) // the function's part
-				if m > 0 {
+				if p-n > h.iend { // the function ran instructions before it
 					h.imsamp++
 				}
-				h.im += m
 				h.icalls++
 				h.in += n
 				h.iend = p
-				h.inner = self
+				if h.icalls == 1 {
+					h.inner = self // (a pointer's store costs a test of the write barrier)
+				}
 				return
 			}
 		}
@@ -442,7 +448,7 @@ func returned(s *state, self *Func) bool {
 	if self == nil && (s.Depth != d+1 || s.Stack[d] != uintptr(unsafe.Pointer(f))) || self != nil && (self != f || s.Depth != d) {
 		return false
 	}
-	h.entry = nil
+	h.entry, h.iat = nil, 0
 	p := s.Gran - s.Count
 	m := min(h.epend, p) // (FlushOthers may have taken the pending instructions)
 	// The function's own instructions since its latest call of the
@@ -460,7 +466,7 @@ func returned(s *state, self *Func) bool {
 		h.bin += in
 		h.bim += im
 		h.bimsamp += h.imsamp
-		h.icalls, h.in, h.im, h.imsamp = 0, 0, 0, 0
+		h.icalls, h.in, h.imsamp = 0, 0, 0
 		return true
 	}
 	// (No batch: SE settled any other.)
@@ -474,7 +480,7 @@ func returned(s *state, self *Func) bool {
 		handInner(s, h, d, h.icalls, h.imsamp, in, im)
 	}
 	s.Depth = depth
-	h.icalls, h.in, h.im, h.imsamp, h.inner = 0, 0, 0, 0, nil
+	h.icalls, h.in, h.imsamp, h.inner = 0, 0, 0, nil
 	if g != 0 {
 		mark(s, d+1)
 	}
@@ -490,7 +496,7 @@ func returned(s *state, self *Func) bool {
 // all (clamped as in settleBatch).
 func innerPart(h *header, avail int64) (in, im int64) {
 	in = min(h.in, avail)
-	return in, min(h.im, avail-in)
+	return in, min(max(h.iend-h.epend-h.in, 0), avail-in)
 }
 
 // handInner hands the agent calls of the header's inner leaf from the
@@ -518,9 +524,10 @@ func settle(s *state) {
 	if h.leaf != nil {
 		b := settleBatch(s, h)
 		h.epend -= min(b, h.epend)
+		h.iend -= min(b, h.iend)
 	}
 	if f := h.entry; f != nil {
-		h.entry = nil
+		h.entry, h.iat = nil, 0
 		p := s.Gran - s.Count
 		e := min(h.epend, p)
 		in, im := innerPart(h, p-e)
@@ -539,7 +546,7 @@ func settle(s *state) {
 		s.Count = count + e
 		s.InAgent = false
 	}
-	h.icalls, h.in, h.im, h.imsamp, h.inner = 0, 0, 0, 0, nil
+	h.icalls, h.in, h.imsamp, h.inner = 0, 0, 0, nil
 }
 
 // settleBatch hands the header's batch to the agent and returns the
