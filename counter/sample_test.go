@@ -382,6 +382,35 @@ func (r batchAgent) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int
 	return 0
 }
 
+// runBatched runs run with an agent called once per sample (two) and with
+// one that takes batches (one), and checks that both counted the same per
+// stack, that the goroutine's executed instructions were the same at every
+// step, and that every sample's from held.
+func runBatched(t *testing.T, run func(Agent) []int64) (one, two *sumAgent) {
+	t.Helper()
+	two = newSumAgent()
+	wantDone := run(two)
+	one = newSumAgent()
+	done := run(batchAgent{one})
+	if fmt.Sprint(done) != fmt.Sprint(wantDone) {
+		t.Errorf("executed instructions at each step %v, want %v", done, wantDone)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want map[string]int64
+	}{{"instructions", one.instr, two.instr}, {"samples", one.samples, two.samples}, {"calls", one.calls, two.calls}} {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
+		}
+	}
+	for _, a := range []*sumAgent{one, two} {
+		if a.bad != "" {
+			t.Errorf("a sample's from is wrong: %s", a.bad)
+		}
+	}
+	return one, two
+}
+
 // TestLeafBatcher: at granularity 0, the calls of a small leaf that follow
 // one another from the same stack reach an agent that takes batches
 // (LeafBatcher) in one call per batch, and it counts what it would have
@@ -484,26 +513,7 @@ func TestLeafBatcher(t *testing.T) {
 		done = append(done, executed(), st().Count)
 		return done
 	}
-	two := newSumAgent()
-	wantDone := run(two)
-	one := newSumAgent()
-	done := run(batchAgent{one})
-	if fmt.Sprint(done) != fmt.Sprint(wantDone) {
-		t.Errorf("executed instructions at each step %v, want %v", done, wantDone)
-	}
-	for _, c := range []struct {
-		what      string
-		got, want map[string]int64
-	}{{"instructions", one.instr, two.instr}, {"samples", one.samples, two.samples}, {"calls", one.calls, two.calls}} {
-		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
-			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
-		}
-	}
-	for _, a := range []*sumAgent{one, two} {
-		if a.bad != "" {
-			t.Errorf("a sample's from is wrong: %s", a.bad)
-		}
-	}
+	one, two := runBatched(t, run)
 	if two.calls["[f g leaf]"] != 14 || two.calls["[f g h leaf]"] != 3 || two.calls["[f g h]"] != 9 || two.calls["[f g k]"] != 3 {
 		t.Errorf("calls %v, want 14 of the leaf from g and 3 from h, 9 of h, 3 of k", two.calls)
 	}
@@ -610,26 +620,7 @@ func TestLeafBatcherInner(t *testing.T) {
 		done = append(done, executed(), st().Count)
 		return done
 	}
-	two := newSumAgent()
-	wantDone := run(two)
-	one := newSumAgent()
-	done := run(batchAgent{one})
-	if fmt.Sprint(done) != fmt.Sprint(wantDone) {
-		t.Errorf("executed instructions at each step %v, want %v", done, wantDone)
-	}
-	for _, c := range []struct {
-		what      string
-		got, want map[string]int64
-	}{{"instructions", one.instr, two.instr}, {"samples", one.samples, two.samples}, {"calls", one.calls, two.calls}} {
-		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
-			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
-		}
-	}
-	for _, a := range []*sumAgent{one, two} {
-		if a.bad != "" {
-			t.Errorf("a sample's from is wrong: %s", a.bad)
-		}
-	}
+	one, two := runBatched(t, run)
 	if two.calls["[f g h]"] != 28 || two.calls["[f g h leaf]"] != 36 || two.calls["[f g leaf]"] != 3 {
 		t.Errorf("calls %v, want 28 of h, 36 of the leaf from h and 3 from g", two.calls)
 	}
