@@ -115,7 +115,7 @@ type header struct {
 	// the mark at d-2^j replaced.
 	marked int
 	// What exact mode keeps from the agent for a while (state.Dirty is
-	// -1 while it keeps either; settle hands both over):
+	// -1 while it keeps any; settle hands it all over):
 	//
 	// A batch of calls of one function from one stack (a small leaf's,
 	// SED, or a call that sampled nowhere but at its entry and where it
@@ -135,15 +135,18 @@ type header struct {
 	eat   int
 	epend int64
 	// The calls of one small leaf, inner, that the function whose entry
-	// waits makes (at depth eat+1) before anything else is sampled:
-	// icalls of them, with in of their own instructions, imsamp of them
-	// after instructions of the function; iend is the count of pending
-	// instructions after the latest (the function's part, up to there,
-	// is iend-epend-in). Where the call joins the batch, they join the
-	// batch's: bicalls, bin, bim (the function's part) and bimsamp (a
-	// loop over a comparison that calls a leaf, cmp.Less and isNaN).
+	// waits makes (at depth iat = eat+1; 0 when no entry waits, or when
+	// the buffer could not hold the leaf's entry) before anything else is
+	// sampled: icalls of them, with in of their own instructions, imsamp
+	// of them after instructions of the function; iend is the count of
+	// pending instructions after the latest (the function's part, up to
+	// there, is iend-epend-in). Where the call joins the batch, they join
+	// the batch's: bicalls, bin, bim (the function's part) and bimsamp (a
+	// loop over a comparison that calls a leaf, cmp.Less and isNaN). They
+	// are handed over after the function's own counts. inner stays set
+	// while either kind is kept (one leaf at a time), nil when none is.
 	inner                      *Func
-	iat                        int // (see SED)
+	iat                        int
 	icalls, in, imsamp, iend   int64
 	bicalls, bin, bim, bimsamp int64
 	// last is the function of the latest entry the counter saw at
@@ -367,11 +370,9 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 			}
 			// A call from the function whose entry waits, which
 			// pushed itself at eat (at granularity 0 nothing else
-			// pushes there without a sample): kept with it. iat is
-			// eat+1 while the entry waits and the buffer holds the
-			// entry above it, where settle and returned hand the
-			// calls over; 0 otherwise.
-			if h.iat == d && (h.inner == self || h.inner == nil) {
+			// pushes there without a sample): kept with it (iat; 0
+			// is no depth a waiting entry's calls come from).
+			if h.iat == d && d != 0 && (h.inner == self || h.inner == nil) {
 				p := -s.Count
 				if p-n > h.iend { // the function ran instructions before it
 					h.imsamp++
@@ -434,8 +435,9 @@ func startBatch(s *state, f *Func, d int) {
 
 // returned reports whether the sample S(self) is about to take is the
 // first in the function whose entry sample waits (SE): its return, with
-// nothing sampled in between, or a check in its own body. The call is then
-// a leaf's call, SampleLeaf's two samples, which it takes, or adds to
+// nothing sampled in between but the kept calls of one small leaf, or a
+// check in its own body. The call is then a leaf's call, SampleLeaf's two
+// samples (and the leaf's calls, handInner), which it takes, or adds to
 // the batch of the function's calls from the same stack.
 func returned(s *state, self *Func) bool {
 	h := hdr(s)
@@ -453,7 +455,10 @@ func returned(s *state, self *Func) bool {
 	m := min(h.epend, p) // (FlushOthers may have taken the pending instructions)
 	// The function's own instructions since its latest call of the
 	// inner leaf (or since its entry), after the leaf's calls.
-	in, im := innerPart(h, p-m)
+	var in, im int64
+	if h.icalls != 0 {
+		in, im = innerPart(h, p-m)
+	}
 	n := p - m - in - im
 	if h.leaf == f && h.at == d {
 		if m > h.base {
@@ -462,11 +467,13 @@ func returned(s *state, self *Func) bool {
 		h.calls++
 		h.n += n
 		h.base = p
-		h.bicalls += h.icalls
-		h.bin += in
-		h.bim += im
-		h.bimsamp += h.imsamp
-		h.icalls, h.in, h.imsamp = 0, 0, 0
+		if h.icalls != 0 { // (they join the batch's)
+			h.bicalls += h.icalls
+			h.bin += in
+			h.bim += im
+			h.bimsamp += h.imsamp
+			h.icalls, h.in, h.imsamp = 0, 0, 0
+		}
 		return true
 	}
 	// (No batch: SE settled any other.)
@@ -477,7 +484,7 @@ func returned(s *state, self *Func) bool {
 	s.Depth = d + 1
 	g := leafSampler.SampleLeaf(stackOf(s, d+1), d, m, n)
 	if h.icalls > 0 {
-		handInner(s, h, d, h.icalls, h.imsamp, in, im)
+		handInner(s, h, d, im, h.imsamp, h.icalls, in)
 	}
 	s.Depth = depth
 	h.icalls, h.in, h.imsamp, h.inner = 0, 0, 0, nil
@@ -493,18 +500,22 @@ func returned(s *state, self *Func) bool {
 
 // innerPart returns the inner leaf's instructions and the function's
 // before its calls, of the waiting entry's call (icalls), at most avail in
-// all (clamped as in settleBatch).
+// all: the leaf's first, should the exit's FlushOthers have taken pending
+// instructions (as settleBatch clamps a batch's).
 func innerPart(h *header, avail int64) (in, im int64) {
 	in = min(h.in, avail)
 	return in, min(max(h.iend-h.epend-h.in, 0), avail-in)
 }
 
 // handInner hands the agent calls of the header's inner leaf from the
-// function at depth d (the stack's entry d): what SampleLeaf(stack, d+1,
-// m_i, n_i) would count for each, m the sum of the function's m_i before
-// them, msamp how many are above 0, and n that of the leaf's own n_i.
-// The caller has entered the agent, which has seen the function at d.
-func handInner(s *state, h *header, d int, calls, msamp, n, m int64) {
+// function at depth d (the stack's entry d, which it pushed): what
+// SampleLeaf(stack, d+1, m_i, n_i) would count for each, m the sum of the
+// function's m_i before them, msamp how many are above 0, and n that of
+// the leaf's own n_i, as SampleLeaves takes them. The caller has entered
+// the agent, whose previous sample showed the function at d. Writing the
+// entry d+1 is safe: the goroutine's depth is at most d+1 (nothing pushed
+// since the calls without a sample).
+func handInner(s *state, h *header, d int, m, msamp, calls, n int64) {
 	s.Stack[d+1] = uintptr(unsafe.Pointer(h.inner))
 	depth := s.Depth
 	s.Depth = d + 2
@@ -512,8 +523,9 @@ func handInner(s *state, h *header, d int, calls, msamp, n, m int64) {
 	s.Depth = depth
 }
 
-// settle hands what exact mode kept from the agent (the header's batch
-// and waiting entry) over to it: the first thing any other sample does
+// settle hands what exact mode kept from the agent (the header's batch,
+// waiting entry and their calls of a small leaf) over to it, in that
+// order: the first thing any other sample does
 // while it keeps some (state.Dirty < 0). The stack below the batch's
 // function, and below the waiting entry, is as it was: no sample came
 // since, so nothing was pushed below them. The pending instructions after
@@ -537,8 +549,7 @@ func settle(s *state) {
 		s.Depth = h.eat
 		callCounter.SampleCall(stackOf(s, h.eat), h.eat, f, e)
 		if h.icalls > 0 {
-			s.Stack[h.eat] = uintptr(unsafe.Pointer(f)) // (pushed: the calls were made from it)
-			handInner(s, h, h.eat, h.icalls, h.imsamp, in, im)
+			handInner(s, h, h.eat, im, h.imsamp, h.icalls, in)
 			e += in + im
 		}
 		s.Depth = depth
@@ -571,7 +582,7 @@ func settleBatch(s *state, h *header) int64 {
 	s.Depth = at + 1
 	leafBatcher.SampleLeaves(stackOf(s, at+1), at, b-n-in-im, h.msamp, h.calls, n)
 	if h.bicalls > 0 {
-		handInner(s, h, at, h.bicalls, h.bimsamp, in, im)
+		handInner(s, h, at, im, h.bimsamp, h.bicalls, in)
 	}
 	s.Depth = depth
 	h.calls = 0
@@ -642,8 +653,11 @@ type LeafSampler interface {
 // over before the goroutine's next sample. SampleLeaves(stack, from, m,
 // msamp, calls, n) is calls SampleLeaf(stack, from, m_i, n_i) with m the
 // sum of the m_i, n that of the n_i, and msamp the number of m_i above 0.
-// Its result is ignored: the sample that follows asks for the
-// granularity.
+// The counter also keeps the calls of one small leaf that such a call
+// makes (a comparison's isNaN), and hands them over with SampleLeaves
+// too, after the counts of the call itself: the agent must only add
+// them up, as a batch is out of program order anyway. Its result is
+// ignored: the sample that follows asks for the granularity.
 type LeafBatcher interface {
 	SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) int64
 }

@@ -311,6 +311,13 @@ type sumAgent struct {
 	bad                   string
 }
 
+// check records in bad a sample whose arguments are not ok.
+func (r *sumAgent) check(ok bool, what string, stack []*Func, args ...int64) {
+	if !ok && r.bad == "" {
+		r.bad = fmt.Sprintf("%s%v at %s", what, args, names(stack))
+	}
+}
+
 // seen checks from against the previous sample's stack and makes stack,
 // with next on top if it is not nil, the previous one.
 func (r *sumAgent) seen(stack []*Func, from int, next *Func) {
@@ -335,6 +342,7 @@ func (r *sumAgent) Sample(stack []*Func, from int, n int64) int64 {
 }
 func (r *sumAgent) sample(stack []*Func, from int, n int64) int64 {
 	r.seen(stack, from, nil)
+	r.check(n >= 0, "Sample", stack, n)
 	r.instr[names(stack)] += n
 	r.samples[names(stack)]++
 	return 0
@@ -345,6 +353,7 @@ func (r *sumAgent) SampleCall(stack []*Func, from int, callee *Func, n int64) in
 }
 func (r *sumAgent) sampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	r.seen(stack, from, callee)
+	r.check(n >= 0, "SampleCall", stack, n)
 	if n > 0 {
 		r.instr[names(stack)] += n
 		r.samples[names(stack)]++
@@ -373,6 +382,7 @@ func (r batchAgent) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int
 	r.agentCalls++
 	r.seen(stack[:len(stack)-1], from, nil)
 	r.seen(stack, len(stack), nil)
+	r.check(m >= 0 && n >= 0 && calls > 0 && 0 <= msamp && msamp <= calls, "SampleLeaves", stack, m, msamp, calls, n)
 	k := len(stack) - 1
 	r.instr[names(stack[:k])] += m
 	r.samples[names(stack[:k])] += msamp
@@ -405,7 +415,7 @@ func runBatched(t *testing.T, run func(Agent) []int64) (one, two *sumAgent) {
 	}
 	for _, a := range []*sumAgent{one, two} {
 		if a.bad != "" {
-			t.Errorf("a sample's from is wrong: %s", a.bad)
+			t.Errorf("a sample's from or arguments are wrong: %s", a.bad)
 		}
 	}
 	return one, two
@@ -523,8 +533,10 @@ func TestLeafBatcher(t *testing.T) {
 	// else is sampled. The leaf 6 times: 2 + 1; other: 1; the leaf
 	// twice (from g after other, in h, from g after h, after the flush
 	// where it was the last, after S(g)): 2, 2, 2, 1 + 1, 1 + 1; h 5
-	// times, the first a SampleCall (the leaf was last), the next two a
-	// batch, the fourth's leaf call ends it: 1 + 1 + 1; k 3 times: 1 +
+	// times, the first a SampleCall (h was not the last entry), the
+	// second a SampleLeaf that starts a batch, the next three in it, the
+	// fourth's leaf call kept with it, handed over with it: 1 + 1 + 1
+	// (SampleLeaves of h, and of its leaf); k 3 times: 1 +
 	// 1 at the check in h's body; h twice more after that h: 1 + 1.
 	if want := 3 + 1 + 2 + 2 + 2 + 2 + 2 + 3 + 2 + 2; one.leafCalls != want {
 		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want %d", one.leafCalls, want)
@@ -629,5 +641,196 @@ func TestLeafBatcherInner(t *testing.T) {
 	// three calls of the agent; with them, the loops take a few.
 	if 2*one.agentCalls > two.agentCalls {
 		t.Errorf("%d calls of the agent with batches, %d without", one.agentCalls, two.agentCalls)
+	}
+}
+
+// TestLeafBatcherInnerShapes: more shapes around a waiting entry's kept
+// leaf calls (from a review), each checked as in TestLeafBatcherInner.
+func TestLeafBatcherInnerShapes(t *testing.T) {
+	f, g, h := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "h"}
+	leaf, other := &Func{Name: "leaf"}, &Func{Name: "other"}
+	one := []*Func{leaf}
+	// leafCall and callH as in TestLeafBatcherInner, without the steps.
+	leafCall := func(extra, n int64, fn *Func) {
+		C(extra)
+		if D(n) {
+			SED(0, fn, n, fn)
+		}
+	}
+	callH := func(extra, body int64, leaves []*Func, after int64, end func()) {
+		C(extra)
+		if Due() {
+			SE(h)
+		}
+		d := P(h)
+		for _, l := range leaves {
+			leafCall(body, 2, l)
+		}
+		if end != nil {
+			end()
+		}
+		if D(after) {
+			S(nil)
+		}
+		R(d)
+	}
+	for _, tc := range []struct {
+		name string
+		body func()
+	}{
+		{"leaf calls after a check in the body", func() {
+			for range 3 {
+				callH(1, 1, one, 1, nil)
+			}
+			callH(1, 1, one, 1, func() {
+				C(1)
+				if Due() {
+					S(nil)
+				}
+				leafCall(1, 2, leaf)
+				leafCall(1, 2, leaf)
+			})
+			callH(1, 1, one, 1, nil)
+		}},
+		{"leaf calls after a recording boundary", func() {
+			for range 3 {
+				callH(1, 1, one, 1, nil)
+			}
+			callH(1, 1, one, 1, func() {
+				flushSelf()
+				leafCall(1, 2, leaf)
+				leafCall(1, 2, leaf)
+				leafCall(1, 2, other)
+			})
+			callH(1, 1, one, 1, nil)
+		}},
+		{"calls without leaf calls in a batch with some", func() {
+			for range 3 {
+				callH(1, 1, one, 1, nil)
+			}
+			callH(1, 1, nil, 1, nil)
+			callH(1, 1, one, 1, nil)
+			callH(1, 1, nil, 2, nil)
+			for range 3 {
+				callH(1, 1, []*Func{other}, 1, nil)
+			}
+			callH(1, 1, one, 1, nil)
+		}},
+		{"folded charges", func() {
+			for i := range int64(8) {
+				C(1)
+				if Due() {
+					SE(h)
+				}
+				d := P(h)
+				for j := range int64(2) {
+					if k := 2 + (i+j)%2; DueK(k) {
+						SED(k, leaf, 2, leaf)
+					}
+				}
+				if D(1) {
+					S(nil)
+				}
+				R(d)
+			}
+		}},
+		{"the buffer's last entry", func() {
+			for len(st().Stack)-st().Depth > 1 {
+				P(f)
+			}
+			for range 5 {
+				hd := hdr(st())
+				hd.last, hd.lastAt = h, st().Depth // (as a call of h from here leaves them)
+				callH(1, 1, one, 1, nil)
+			}
+		}},
+		{"a return inside a range-over-func body", func() {
+			it := &Func{Name: "it"}
+			for i := range 12 {
+				C(1)
+				if Due() {
+					SE(h)
+				}
+				d := P(h)
+				leafCall(1, 2, leaf)
+				var di int
+				pushed := i%4 == 3 // (an instrumented iterator)
+				if pushed {
+					C(1)
+					if Due() {
+						SE(it)
+					}
+					di = P(it)
+				}
+				leafCall(1, 2, leaf)
+				C(2)
+				if i%3 == 2 {
+					if Due() {
+						SD(h, d)
+					}
+				} else if Due() {
+					S(nil)
+				}
+				if pushed {
+					R(di)
+				}
+				R(d)
+			}
+		}},
+		{"a leaf at depth 0 after a batch", func() {
+			// A frame unwound without a sample (a runtime error
+			// recovered in uninstrumented code), then a small leaf.
+			for range 3 {
+				leafCall(1, 2, leaf)
+			}
+			R(0)
+			leafCall(1, 2, other)
+			C(1)
+			if Due() {
+				SE(g)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runBatched(t, func(a Agent) []int64 {
+				start(t, a, f, g)
+				tc.body()
+				before := executed()
+				goexit()
+				return []int64{before, executed(), st().Count}
+			})
+		})
+	}
+	// The exit's FlushOthers takes what a goroutine has pending
+	// (claimPending) while an entry with leaf calls waits: the counts
+	// handed over stay whole and not negative.
+	a := newSumAgent()
+	start(t, batchAgent{a}, f, g)
+	for i := range 8 {
+		if i == 7 {
+			claimPending()
+		}
+		C(5)
+		if Due() {
+			SE(h)
+		}
+		d := P(h)
+		if i == 3 {
+			claimPending()
+		}
+		leafCall(3, 2, leaf)
+		if i == 1 || i == 5 {
+			claimPending()
+			C(1)
+		}
+		C(4)
+		if D(1) {
+			S(nil)
+		}
+		R(d)
+	}
+	goexit()
+	if a.bad != "" {
+		t.Errorf("with FlushOthers: %s", a.bad)
 	}
 }

@@ -540,7 +540,7 @@ func TestRecoverPops(t *testing.T) {
 
 // parameterized reports whether t mentions a type parameter.
 func parameterized(t types.Type) bool {
-	switch t := t.(type) {
+	switch t := types.Unalias(t).(type) {
 	case *types.TypeParam:
 		return true
 	case *types.Pointer:

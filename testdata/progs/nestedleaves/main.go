@@ -1,8 +1,8 @@
 // Loops over small functions that push and call small leaves: a
 // comparison that calls a getter, and a generic one that calls a generic
 // leaf (the shape of cmp.Less and its isNaN in slices.IsSorted), called
-// once, twice or not at all per call of the comparison, with a call of a
-// leaf from the loop itself between them.
+// once or twice, two or four times per call of the comparison, with a
+// call of a leaf from the loop itself between them.
 package main
 
 type point struct{ x, y int }
