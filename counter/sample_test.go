@@ -543,6 +543,50 @@ func TestLeafBatcher(t *testing.T) {
 	}
 }
 
+// innerCaller runs the calls of TestLeafBatcherInner and its shapes: of
+// small leaves, and of h, which pushes and calls leaves. step, if not nil,
+// runs after each call.
+type innerCaller struct {
+	h    *Func
+	step func()
+}
+
+// leaf calls the small leaf fn, which runs n instructions, after the
+// caller's extra.
+func (c innerCaller) leaf(extra, n int64, fn *Func) {
+	C(extra)
+	if D(n) {
+		SED(0, fn, n, fn)
+	}
+	if c.step != nil {
+		c.step()
+	}
+}
+
+// call calls h after the caller's extra instructions: h runs body before
+// each of its calls of the leaves, then after before it returns; end, if
+// not nil, runs just before h's return check.
+func (c innerCaller) call(extra, body int64, leaves []*Func, after int64, end func()) {
+	C(extra)
+	if Due() {
+		SE(c.h)
+	}
+	d := P(c.h)
+	for _, l := range leaves {
+		c.leaf(body, 2, l)
+	}
+	if end != nil {
+		end()
+	}
+	if D(after) {
+		S(nil)
+	}
+	R(d)
+	if c.step != nil {
+		c.step()
+	}
+}
+
 // TestLeafBatcherInner: a loop over a function that pushes and calls a
 // small leaf (cmp.Less and isNaN) is batched too, the leaf's calls kept
 // with the function's whose entry waits; the counts are those of an agent
@@ -552,36 +596,8 @@ func TestLeafBatcherInner(t *testing.T) {
 	leaf, other := &Func{Name: "leaf"}, &Func{Name: "other"}
 	run := func(a Agent) (done []int64) {
 		start(t, a, f, g)
-		step := func() { done = append(done, executed()) }
-		call := func(extra, n int64, fn *Func) {
-			C(extra)
-			if D(n) {
-				SED(0, fn, n, fn)
-			}
-			step()
-		}
-		// h(extra, body, leaves, after): the caller runs extra
-		// instructions, h body before each of its calls of the
-		// leaves, then after before it returns; end, if not nil, runs
-		// just before h's return check.
-		callH := func(extra, body int64, leaves []*Func, after int64, end func()) {
-			C(extra)
-			if Due() {
-				SE(h)
-			}
-			d := P(h)
-			for _, l := range leaves {
-				call(body, 2, l)
-			}
-			if end != nil {
-				end()
-			}
-			if D(after) {
-				S(nil)
-			}
-			R(d)
-			step()
-		}
+		c := innerCaller{h: h, step: func() { done = append(done, executed()) }}
+		call, callH := c.leaf, c.call
 		one, two := []*Func{leaf}, []*Func{leaf, leaf}
 		for i := range int64(6) { // one call of the leaf each
 			callH(i%2, i%3, one, i%2, nil)
@@ -650,30 +666,8 @@ func TestLeafBatcherInnerShapes(t *testing.T) {
 	f, g, h := &Func{Name: "f"}, &Func{Name: "g"}, &Func{Name: "h"}
 	leaf, other := &Func{Name: "leaf"}, &Func{Name: "other"}
 	one := []*Func{leaf}
-	// leafCall and callH as in TestLeafBatcherInner, without the steps.
-	leafCall := func(extra, n int64, fn *Func) {
-		C(extra)
-		if D(n) {
-			SED(0, fn, n, fn)
-		}
-	}
-	callH := func(extra, body int64, leaves []*Func, after int64, end func()) {
-		C(extra)
-		if Due() {
-			SE(h)
-		}
-		d := P(h)
-		for _, l := range leaves {
-			leafCall(body, 2, l)
-		}
-		if end != nil {
-			end()
-		}
-		if D(after) {
-			S(nil)
-		}
-		R(d)
-	}
+	c := innerCaller{h: h}
+	leafCall, callH := c.leaf, c.call
 	for _, tc := range []struct {
 		name string
 		body func()
