@@ -704,6 +704,106 @@ func (a *CCT) SampleCall(stack []*Func, from int, callee *Func, n int64) int64 {
 	return 0
 }
 
+// SampleEntries implements counter.RunBatcher: len(ms) calls, each from
+// the callee of the one before, as SampleCall counts them one by one.
+// After the first, each call's caller is the path cache's top: the loop
+// takes SampleCall's common case alone.
+func (a *CCT) SampleEntries(stack []*Func, from int, ms []int64) int64 {
+	d := len(stack) - len(ms)
+	if len(ms) == 0 {
+		return 0
+	}
+	a.SampleCall(stack[:d], from, stack[d], ms[0])
+	g := (*gstate)(*counter.Local())
+	// (Should the goroutine have taken the merged tree, its path cache
+	// holds its last context alone: the calls are counted one by one.)
+	if g.verify || a.recording.Load() || g.n != d+1 {
+		for i := 1; i < len(ms); i++ {
+			a.SampleCall(stack[:d+i], d+i, stack[d+i], ms[i])
+		}
+		return 0
+	}
+	g.busy = true
+	// (In locals: stores through g would make the compiler load its
+	// fields again at each level, as in walk.)
+	path, fns := g.path, g.fns
+	var total, nsamp int64
+	ms = ms[1:]
+	callees := stack[d+1:]
+	callees = callees[:len(ms)]
+	parent := path[d] // the first call's callee (SampleCall made it the cache's)
+	for i, m := range ms {
+		if m > 0 {
+			parent.samples++
+			parent.instr += m
+			g.last = parent
+			total += m
+			nsamp++
+		}
+		k := d + 1 + i // the callee's depth
+		callee := callees[i]
+		var c *node
+		if k < len(fns) && fns[k] == callee {
+			c = path[k]
+		} else {
+			c = g.leafChild(parent, callee, k)
+			path, fns = g.path, g.fns
+		}
+		*callsOf(c)++
+		parent = c
+	}
+	g.n = len(stack)
+	g.total += total
+	g.nsamp += nsamp
+	if g.take {
+		a.take(g)
+	}
+	g.busy = false
+	return 0
+}
+
+// SampleReturns implements counter.RunBatcher: len(ns) samples, each one
+// frame below the one before, as Sample counts them one by one. After the
+// first, each sample's context is on the path cache: the loop takes
+// Sample's common case alone.
+func (a *CCT) SampleReturns(stack []*Func, from int, ns []int64) int64 {
+	if len(ns) == 0 {
+		return 0
+	}
+	a.Sample(stack, from, ns[0])
+	if len(ns) == 1 {
+		return 0
+	}
+	g := (*gstate)(*counter.Local())
+	if g.verify || !a.exact || a.recording.Load() || g.n != len(stack) { // (see SampleEntries)
+		for i := 1; i < len(ns); i++ {
+			k := len(stack) - i
+			a.Sample(stack[:k], k, ns[i])
+		}
+		return 0
+	}
+	g.busy = true
+	k := len(stack)
+	path := g.path[:k-1] // (the samples' contexts, below the first's)
+	var total int64
+	for _, n := range ns[1:] {
+		k-- // (above 0: the counter keeps samples of pushed functions)
+		cur := path[k-1]
+		cur.samples++
+		cur.instr += n
+		total += n
+	}
+	g.last = path[k-1]
+	g.n = k
+	g.total += total
+	g.nsamp += int64(len(ns) - 1)
+	if g.take {
+		a.take(g)
+	}
+	g.busy = false
+	return 0
+}
+
 // SampleLeaf implements counter.LeafSampler: exact mode's two samples of a
 // small leaf's call in one, SampleCall(stack[:k], from, stack[k], m) then
 // Sample(stack, k, n), k = len(stack)-1: the call is counted in the

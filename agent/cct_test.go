@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -274,6 +275,111 @@ func TestSampleLeaf(t *testing.T) {
 	}
 	if two, one := run(false), run(true); !bytes.Equal(two, one) {
 		t.Errorf("SampleLeaf's profiles differ from those of SampleCall and Sample (%d bytes, %d)", len(one), len(two))
+	}
+}
+
+// SampleEntries and SampleReturns, runs of entries one inside the other
+// and of samples one frame below the other, give the profile their
+// samples give one by one (SampleCall and Sample), recorded counts
+// included, with the stacks a recursion makes: new contexts (its first
+// descent, and enough of them that the goroutine takes the merged tree),
+// contexts the path cache holds (it descends again), and runs that start
+// anywhere in the stack, and the merged tree, larger, taken in the middle
+// of a run.
+func TestSampleRuns(t *testing.T) {
+	fs := []*Func{fa, fb, fc, {Name: "d", File: "p/d.go", Line: 4}}
+	// (Referred to from off-heap trees, which the collector does not
+	// see: kept reachable to the end.)
+	rs := make([]Func, mergeNodes)
+	for i := range rs {
+		rs[i].Name = fmt.Sprint("r", i)
+	}
+	defer runtime.KeepAlive(rs)
+	run := func(runs bool) []byte {
+		a := NewCCT(Settings{Mode: profile.ModeExact})
+		// A goroutine that ended left a large tree.
+		*counter.Local() = nil
+		a.Register()
+		var stack []*Func
+		for i := range 3000 {
+			stack = append(stack, fs[i%3])
+			a.SampleCall(stack[:i], i, stack[i], 1)
+		}
+		a.Exit(0)
+		*counter.Local() = nil
+		a.Register()
+		// Contexts up to one less than mergeNodes, then a run whose
+		// first call makes the context at which the goroutine takes the
+		// merged tree: the path cache then holds its last context alone.
+		g := (*gstate)(*counter.Local())
+		for i := 0; g.nodes.n < mergeNodes-1; i++ {
+			a.SampleCall(nil, 0, &rs[i], 1)
+		}
+		stack = append(stack[:0], &Func{Name: "r"}, fa, fb, fa, fb)
+		if runs {
+			a.SampleEntries(stack, 0, []int64{1, 2, 3, 0, 4})
+			a.SampleReturns(stack, len(stack), []int64{1, 0, 3})
+		} else {
+			for j, m := range []int64{1, 2, 3, 0, 4} {
+				a.SampleCall(stack[:j], j, stack[j], m)
+			}
+			for j, n := range []int64{1, 0, 3} {
+				a.Sample(stack[:len(stack)-j], len(stack)-j, n)
+			}
+		}
+		if a.merged.nodes.n != 0 {
+			t.Errorf("the merged tree was not taken at its run: %d contexts", a.merged.nodes.n)
+		}
+		stack = stack[:0]
+		x := uint64(7)
+		next := func() uint64 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			return x
+		}
+		for i := range 3000 {
+			if i%700 == 0 {
+				a.Record(i%1400 == 0)
+			}
+			k := int(next() % 40)
+			ns := make([]int64, k+1)
+			for j := range ns {
+				ns[j] = int64(next() % 4)
+			}
+			if next()%2 == 0 && len(stack) < 2000 { // entries
+				d := len(stack)
+				for range ns {
+					stack = append(stack, fs[next()%2]) // (few functions: contexts repeat)
+				}
+				if runs {
+					a.SampleEntries(stack, d, ns)
+				} else {
+					for j, m := range ns {
+						a.SampleCall(stack[:d+j], d+j, stack[d+j], m)
+					}
+				}
+				continue
+			}
+			k = min(len(ns), len(stack))
+			if k == 0 {
+				continue
+			}
+			if runs {
+				a.SampleReturns(stack, len(stack), ns[:k])
+			} else {
+				for j, n := range ns[:k] {
+					a.Sample(stack[:len(stack)-j], len(stack)-j, n)
+				}
+			}
+			stack = stack[:len(stack)-k+1]
+			stack = stack[:len(stack)-1] // (the last sample's function returns)
+		}
+		a.Exit(3)
+		return encodedProfiles(t, a)
+	}
+	if one, runs := run(false), run(true); !bytes.Equal(one, runs) {
+		t.Errorf("the runs' profiles differ from those of their samples one by one (%d bytes, %d)", len(runs), len(one))
 	}
 }
 

@@ -104,6 +104,7 @@ var (
 	slotReuser  SlotReuser  // agent, if it reuses the slots of goroutines that ended
 	leafSampler LeafSampler // agent, if it takes a small leaf's two samples in one call
 	leafBatcher LeafBatcher // agent (a LeafSampler), if it takes a batch of a leaf's calls
+	runBatcher  RunBatcher  // agent (a LeafBatcher), if it takes runs of entries and returns
 )
 
 // Install connects the agent. It must be called before any goroutine other
@@ -115,11 +116,15 @@ func Install(a Agent) {
 	slotReuser, _ = a.(SlotReuser)
 	leafSampler, _ = a.(LeafSampler)
 	leafBatcher, _ = a.(LeafBatcher)
+	runBatcher, _ = a.(RunBatcher)
 	if callCounter == nil {
 		leafSampler = nil // (its samples count calls)
 	}
 	if leafSampler == nil {
 		leafBatcher = nil
+	}
+	if leafBatcher == nil {
+		runBatcher = nil // (runs are kept as batches are)
 	}
 	// The installing goroutine (running package initialization) registers
 	// at its next check; what it ran before is not profiled.

@@ -27,7 +27,20 @@ func S(self *Func) {
 	// sample: a call less per sample made exact mode a tenth faster.
 	s := st()
 	if s.Dirty < 0 {
-		if returned(s, self) {
+		if s.Dirty == runKept {
+			// A run: this sample continues one of returns if it is one
+			// frame below its last (keepReturn's common case, written
+			// out).
+			h := hdr(s)
+			if h.rret != 0 && self == nil && s.Depth == h.rat-h.rret && h.rret < runLen && s.Depth > 0 {
+				h.rp[h.rret] = -s.Count
+				h.rret++
+				return
+			}
+			if keepReturn(s, self) {
+				return
+			}
+		} else if returned(s, self) {
 			return
 		}
 		settle(s)
@@ -38,6 +51,14 @@ func S(self *Func) {
 	}
 	if !ready(s, d) {
 		sample(self, nil)
+		return
+	}
+	if self == nil && s.Gran == 0 && d > runMin && runBatcher != nil && s.Dirty == 0 && recursive(s, d-1, s.Stack[d-1]) {
+		// The return of a recursion's function (or another sample of
+		// it): it starts a run of returns.
+		h := hdr(s)
+		h.rat, h.rret, h.rp[0] = d, 1, -s.Count
+		s.Dirty = runKept
 		return
 	}
 	n := s.Gran - s.Count
@@ -159,8 +180,37 @@ type header struct {
 	// function that calls a leaf sees the two alternate.)
 	last, lastLeaf     *Func
 	lastAt, lastLeafAt int
-	saved              [64]uintptr
+	// A run of a recursion (an agent that takes runs, RunBatcher; Dirty
+	// is runKept): rent entries kept, each called from the callee of the
+	// one before, at depths rat, rat+1, …, the last of rlast; or rret
+	// returns (and other samples of a pushed function) kept, each one
+	// frame below the one before, at depths rat, rat-1, …; rp[i] is the
+	// count of pending instructions at the i-th. A run starts at the
+	// entry or the return of a function that is also one of the few
+	// below it on the stack (recursive), deep in the stack (runMin):
+	// elsewhere, entries that nest and returns that climb make runs too
+	// short to pay for keeping them. One kind at a time, and nothing
+	// else kept meanwhile.
+	rent, rret int
+	rat        int
+	rlast      uintptr // (a *Func: no write barrier)
+	rp         [runLen]int64
+	saved      [64]uintptr
 }
+
+// runLen is the most entries, or returns, a run keeps; runDepth is how
+// far below a function recursive looks for it; runMin is the least depth
+// at which a run starts. A run is at most as long as the stack is deep:
+// shallow recursions (a tree walk) keep runs of one or two samples, which
+// cost more than they save, and deep ones (a list's, a deeply nested
+// value's) long ones. state.Dirty is runKept while a run is kept (-1
+// while anything else is).
+const (
+	runLen   = 32
+	runDepth = 3
+	runMin   = 2 * runLen
+	runKept  = -2
+)
 
 // hdrSize is the size of a header in stack entries.
 const hdrSize = unsafe.Sizeof(header{}) / unsafe.Sizeof(uintptr(0))
@@ -290,12 +340,29 @@ func sl(self *Func) { S(self) }
 func SE(callee *Func) {
 	s := st()
 	d := s.Depth
+	if s.Dirty == runKept {
+		// A run of entries that this one continues (keepEntry's common
+		// case, written out: a run is kept at granularity 0 and where
+		// ready held, which it tests for nothing but the buffer's size).
+		if h := hdr(s); h.rent != 0 && h.rent < runLen && d == h.rat+h.rent && d < len(s.Stack) && s.Stack[d-1] == h.rlast {
+			h.rp[h.rent] = -s.Count
+			h.rent++
+			h.rlast = uintptr(unsafe.Pointer(callee))
+			return
+		}
+	}
 	if callCounter == nil || !ready(s, d) {
 		sample(nil, callee) // (which settles first)
 		return
 	}
 	if s.Gran == 0 && s.Dirty <= 0 && leafBatcher != nil {
 		h := hdr(s)
+		if s.Dirty == runKept {
+			if keepEntry(s, h, callee, d) {
+				return
+			}
+			settle(s)
+		}
 		if h.last == callee && h.lastAt == d {
 			if s.Dirty < 0 && (h.entry != nil || h.leaf != nil && (h.leaf != callee || h.at != d)) {
 				settle(s) // (a call the callee is nested in, or a batch of another)
@@ -309,6 +376,10 @@ func SE(callee *Func) {
 			return
 		}
 		h.last, h.lastAt = callee, d
+		if d >= runMin && runBatcher != nil && s.Dirty == 0 && recursive(s, d, uintptr(unsafe.Pointer(callee))) {
+			startEntries(s, h, callee, d)
+			return
+		}
 	}
 	if s.Dirty < 0 {
 		settle(s)
@@ -532,6 +603,11 @@ func handInner(s *state, h *header, d int, m, msamp, calls, n int64) {
 // theirs are the sample's that follows.
 func settle(s *state) {
 	h := hdr(s)
+	if s.Dirty == runKept {
+		s.Dirty = 0
+		settleRun(s, h) // (nothing else is kept with a run)
+		return
+	}
 	s.Dirty = 0
 	if h.leaf != nil {
 		b := settleBatch(s, h)
@@ -558,6 +634,117 @@ func settle(s *state) {
 		s.InAgent = false
 	}
 	h.icalls, h.in, h.imsamp, h.inner = 0, 0, 0, nil
+}
+
+// startEntries starts a run with the entry of callee at depth d (SE):
+// nothing else is kept.
+func startEntries(s *state, h *header, callee *Func, d int) {
+	h.rat, h.rent, h.rp[0], h.rlast = d, 1, -s.Count, uintptr(unsafe.Pointer(callee))
+	s.Dirty = runKept
+}
+
+// keepEntry keeps the entry of callee at depth d (SE) in the header's run
+// of entries, if it is nested in the run's last: called by that entry's
+// callee, which pushed itself at d-1 (at granularity 0 nothing else
+// pushes there without a sample). A full run is handed over, and the
+// entry starts the next.
+func keepEntry(s *state, h *header, callee *Func, d int) bool {
+	if h.rent == 0 || d != h.rat+h.rent || s.Stack[d-1] != h.rlast {
+		return false
+	}
+	if h.rent == runLen {
+		settle(s)
+		startEntries(s, h, callee, d)
+		return true
+	}
+	h.rp[h.rent] = -s.Count // (granularity 0: the pending instructions)
+	h.rent++
+	h.rlast = uintptr(unsafe.Pointer(callee))
+	return true
+}
+
+// recursive reports whether f, at depth d of the stack (pushed or about
+// to be), is a recursion's: one of the runDepth entries below it holds it
+// too. Only there do runs start: elsewhere, entries that nest and returns
+// that climb make runs too short to pay for keeping them.
+func recursive(s *state, d int, f uintptr) bool {
+	if d < runDepth || d > len(s.Stack) {
+		return false
+	}
+	below := s.Stack[d-runDepth : d]
+	return below[2] == f || below[1] == f || below[0] == f
+}
+
+// keepReturn keeps the sample S(self) is about to take in the header's
+// run of returns, if its function pushed itself one frame below the
+// run's last (nothing pushed since: every push at granularity 0 follows
+// an entry's sample). A full run is handed over, and the sample starts
+// the next.
+func keepReturn(s *state, self *Func) bool {
+	h := hdr(s)
+	d := s.Depth
+	if h.rret == 0 || self != nil || d != h.rat-h.rret || d == 0 {
+		return false
+	}
+	if h.rret == runLen {
+		settle(s)
+		h.rat, h.rret, h.rp[0] = d, 1, -s.Count
+		s.Dirty = runKept
+		return true
+	}
+	h.rp[h.rret] = -s.Count
+	h.rret++
+	return true
+}
+
+// settleRun hands the header's run to the agent: entries (SampleEntries)
+// of the functions at depths rat … rat+rent-1, or returns (SampleReturns)
+// from depths rat, rat-1, …, each with the instructions pending since the
+// one before (clamped: should the exit's FlushOthers have claimed the
+// goroutine's pending instructions since, they went to its last context).
+func settleRun(s *state, h *header) {
+	k, entries := h.rent, h.rent > 0
+	if !entries {
+		k = h.rret
+	}
+	h.rent, h.rret = 0, 0
+	// The counts become each sample's instructions, in place.
+	p := s.Gran - s.Count
+	ns := h.rp[:k]
+	prev, neg := int64(0), int64(0)
+	for i, c := range ns {
+		ns[i] = c - prev
+		neg |= c - prev
+		prev = c
+	}
+	if neg < 0 || prev > p {
+		// Clamped: should the exit's FlushOthers (or FlushRunning) have
+		// claimed the goroutine's pending instructions during the run,
+		// they went to its last context.
+		prev = 0
+		kept := int64(0)
+		for i, dn := range ns {
+			kept += dn // (the count kept, back)
+			c := min(kept, p)
+			ns[i], prev = max(c-prev, 0), max(c, prev)
+		}
+	}
+	count := s.Count // (instrumented code the agent runs moves it)
+	enterAgent(s)
+	depth := s.Depth
+	if entries {
+		d := h.rat + k
+		s.Stack[d-1] = h.rlast // (the last callee may not have pushed yet)
+		s.Depth = d
+		runBatcher.SampleEntries(stackOf(s, d), h.rat, ns)
+	} else {
+		s.Depth = h.rat
+		runBatcher.SampleReturns(stackOf(s, h.rat), h.rat, ns)
+	}
+	s.Depth = depth
+	s.Done += prev
+	s.Count = count + prev
+	s.InAgent = false
 }
 
 // settleBatch hands the header's batch to the agent and returns the
@@ -660,6 +847,24 @@ type LeafSampler interface {
 // ignored: the sample that follows asks for the granularity.
 type LeafBatcher interface {
 	SampleLeaves(stack []*Func, from int, m, msamp, calls, n int64) int64
+}
+
+// RunBatcher is implemented by agents (LeafBatchers) that take, at
+// granularity 0, a run of entries or of returns in one call: the counter
+// keeps entry samples each made from the callee of the one before (a
+// recursion's descent), and samples of pushed functions each one frame
+// below the one before (its returns), with no other sample between them,
+// and hands them over before the goroutine's next other sample.
+// SampleEntries(stack, from, ms) is SampleCall(stack[:d+i], from_i,
+// stack[d+i], ms[i]) for each i in order, d = len(stack)-len(ms), from_0 =
+// from and from_i = d+i; SampleReturns(stack, from, ns) is
+// Sample(stack[:len(stack)-i], from_i, ns[i]) for each i in order, from_0
+// = from and from_i = len(stack)-i. Their results are ignored (the
+// sample that follows asks for the granularity), and the slices are the
+// counter's: the agent must not keep them.
+type RunBatcher interface {
+	SampleEntries(stack []*Func, from int, ms []int64) int64
+	SampleReturns(stack []*Func, from int, ns []int64) int64
 }
 
 func sample(self, callee *Func) {

@@ -2,6 +2,7 @@ package counter
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -47,7 +48,7 @@ func fresh(t *testing.T, gran int64) *fakeAgent {
 
 // uninstall forgets the agent a test installed.
 func uninstall() {
-	agent, callCounter, exitClaimer, slotReuser, leafSampler, leafBatcher = nil, nil, nil, nil, nil, nil
+	agent, callCounter, exitClaimer, slotReuser, leafSampler, leafBatcher, runBatcher = nil, nil, nil, nil, nil, nil, nil
 }
 
 // start installs a on a fresh goroutine state at granularity 0, registers
@@ -306,6 +307,7 @@ func TestLeafSampler(t *testing.T) {
 type sumAgent struct {
 	instr, samples, calls map[string]int64
 	leafCalls             int // SampleLeaf and SampleLeaves calls
+	runCalls              int // SampleEntries and SampleReturns calls
 	agentCalls            int // calls of any of its methods but Register and Exit
 	prev                  []*Func
 	bad                   string
@@ -392,16 +394,114 @@ func (r batchAgent) SampleLeaves(stack []*Func, from int, m, msamp, calls, n int
 	return 0
 }
 
+// diffCounts returns the stacks whose counts differ, got against want,
+// at most 8 of them, each with runs of one name written once (a deep
+// recursion's stacks are long).
+func diffCounts(got, want map[string]int64) string {
+	var b strings.Builder
+	keys := map[string]bool{}
+	for k := range got {
+		keys[k] = true
+	}
+	for k := range want {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	n := 0
+	for _, k := range sorted {
+		if got[k] == want[k] {
+			continue
+		}
+		if n++; n > 8 {
+			b.WriteString("\n\t…")
+			break
+		}
+		fmt.Fprintf(&b, "\n\t%s: %d, want %d", shortStack(k), got[k], want[k])
+	}
+	return b.String()
+}
+
+// shortStack writes a stack's names, "[f g a a a]", with runs of one
+// name as one: "[f g a×3]".
+func shortStack(k string) string {
+	fs := strings.Fields(strings.Trim(k, "[]"))
+	var out []string
+	for i := 0; i < len(fs); {
+		j := i
+		for j < len(fs) && fs[j] == fs[i] {
+			j++
+		}
+		if j-i > 1 {
+			out = append(out, fmt.Sprintf("%s×%d", fs[i], j-i))
+		} else {
+			out = append(out, fs[i])
+		}
+		i = j
+	}
+	return "[" + strings.Join(out, " ") + "]"
+}
+
+// runAgent is a batchAgent that takes runs of entries and of returns too
+// (RunBatcher), as the samples they stand for, one by one.
+type runAgent struct{ batchAgent }
+
+func (r runAgent) SampleEntries(stack []*Func, from int, ms []int64) int64 {
+	r.enterRun()
+	d := len(stack) - len(ms)
+	r.check(len(ms) > 0 && d >= 0, "SampleEntries", stack, int64(len(ms)))
+	for i, m := range ms {
+		if i > 0 {
+			from = d + i
+		}
+		r.sampleCall(stack[:d+i], from, stack[d+i], m)
+	}
+	return 0
+}
+
+func (r runAgent) SampleReturns(stack []*Func, from int, ns []int64) int64 {
+	r.enterRun()
+	r.check(len(ns) > 0 && len(ns) <= len(stack), "SampleReturns", stack, int64(len(ns)))
+	for i, n := range ns {
+		k := len(stack) - i
+		if i > 0 {
+			from = k
+		}
+		r.sample(stack[:k], from, n)
+	}
+	return 0
+}
+
+// enterRun counts a run's call, which runs instrumented code, as
+// SampleLeaves does.
+func (r runAgent) enterRun() {
+	r.runCalls++
+	r.agentCalls++
+	if D(3) {
+		S(nil)
+	}
+}
+
 // runBatched runs run with an agent called once per sample (two) and with
 // one that takes batches (one), and checks that both counted the same per
 // stack, that the goroutine's executed instructions were the same at every
 // step, and that every sample's from held.
 func runBatched(t *testing.T, run func(Agent) []int64) (one, two *sumAgent) {
 	t.Helper()
+	return runBatchedBy(t, func(a *sumAgent) Agent { return batchAgent{a} }, run)
+}
+
+// runBatchedBy is runBatched with the agent that takes batches made by
+// batching from a sumAgent.
+func runBatchedBy(t *testing.T, batching func(*sumAgent) Agent, run func(Agent) []int64) (one, two *sumAgent) {
+	t.Helper()
 	two = newSumAgent()
 	wantDone := run(two)
 	one = newSumAgent()
-	done := run(batchAgent{one})
+	done := run(batching(one))
 	if fmt.Sprint(done) != fmt.Sprint(wantDone) {
 		t.Errorf("executed instructions at each step %v, want %v", done, wantDone)
 	}
@@ -409,8 +509,8 @@ func runBatched(t *testing.T, run func(Agent) []int64) (one, two *sumAgent) {
 		what      string
 		got, want map[string]int64
 	}{{"instructions", one.instr, two.instr}, {"samples", one.samples, two.samples}, {"calls", one.calls, two.calls}} {
-		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
-			t.Errorf("%s with batches: %v\nwithout: %v", c.what, c.got, c.want)
+		if d := diffCounts(c.got, c.want); d != "" {
+			t.Errorf("%s with batches, against without:%s", c.what, d)
 		}
 	}
 	for _, a := range []*sumAgent{one, two} {
@@ -826,5 +926,156 @@ func TestLeafBatcherInnerShapes(t *testing.T) {
 	goexit()
 	if a.bad != "" {
 		t.Errorf("with FlushOthers: %s", a.bad)
+	}
+}
+
+// recursion runs TestRunBatcher's shapes: fns called one inside the other
+// (fns[i%len(fns)] at level i, levels deep), each running pre
+// instructions before its call of the next and post(i) after it returns;
+// at(i, down) runs at level i before the call (down) and after it.
+type recursion struct {
+	fns    []*Func
+	levels int
+	pre    func(i int) int64
+	post   func(i int) int64
+	at     func(i int, down bool) (unwindTo int)
+	step   func()
+	unwind int // a panic's: levels above it return without their checks
+}
+
+func (r *recursion) run(i int) {
+	fn := r.fns[i%len(r.fns)]
+	C(r.pre(i))
+	if Due() {
+		SE(fn)
+	}
+	d := P(fn)
+	if u := r.at(i, true); u >= 0 {
+		r.unwind = u
+	}
+	if i+1 < r.levels && r.unwind < 0 {
+		r.run(i + 1)
+	}
+	if r.unwind >= 0 && i > r.unwind {
+		R(d) // (unwound: no check)
+		return
+	}
+	r.unwind = -1
+	if u := r.at(i, false); u >= 0 {
+		r.unwind = u
+	}
+	if D(r.post(i)) {
+		S(nil)
+	}
+	R(d)
+	if r.step != nil {
+		r.step()
+	}
+}
+
+// TestRunBatcher: at granularity 0, entries nested one in the other and
+// returns one frame below the other reach an agent that takes runs
+// (RunBatcher) in one call per run, and it counts what it would have
+// counted from a sample each: per stack, the same instructions, samples
+// and calls, and the goroutine the same executed instructions at every
+// step, whatever ends a run: a check in a body, a leaf's call, a lazy
+// function, a panic's unwinding, a boundary of the recording, the stack
+// buffer's growth, the goroutine's exit.
+func TestRunBatcher(t *testing.T) {
+	f, g := &Func{Name: "f"}, &Func{Name: "g"}
+	a, b, leaf, lazy := &Func{Name: "a"}, &Func{Name: "b"}, &Func{Name: "leaf"}, &Func{Name: "lazy"}
+	for _, tc := range []struct {
+		name   string
+		fns    []*Func
+		levels int
+		at     func(i int, down bool) int
+	}{
+		{"recursion", []*Func{a}, 200, nil},
+		{"mutual", []*Func{a, b}, 190, nil},
+		{"shapes", []*Func{a, a, b}, 250, func(i int, down bool) int {
+			switch {
+			case down && i == 120, !down && i == 170: // a check in the body
+				C(1)
+				if Due() {
+					S(nil)
+				}
+			case down && i == 140, !down && i == 150: // a leaf's call
+				C(2)
+				if D(2) {
+					SED(0, leaf, 2, leaf)
+				}
+			case down && i == 145, !down && i == 130: // a lazy function's
+				C(1)
+				if Due() {
+					SE(lazy)
+				}
+				if D(1) {
+					S(lazy)
+				}
+			case !down && i == 160, down && i == 249:
+				flushSelf()
+			case !down && i == 200:
+				return 180 // levels 199 to 181 unwind
+			case down && i == 220:
+				return 210
+			}
+			return -1
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			one, two := runBatchedBy(t, func(a *sumAgent) Agent { return runAgent{batchAgent{a}} }, func(ag Agent) (done []int64) {
+				start(t, ag, f, g)
+				r := &recursion{
+					fns: tc.fns, levels: tc.levels, unwind: -1,
+					pre:  func(i int) int64 { return int64(i % 3) },
+					post: func(i int) int64 { return int64(i % 4) },
+					at:   tc.at,
+					step: func() { done = append(done, executed()) },
+				}
+				if r.at == nil {
+					r.at = func(int, bool) int { return -1 }
+				}
+				for range 3 {
+					r.run(0)
+				}
+				// Deep again, and the goroutine ends inside.
+				r.levels = 160
+				r.at = func(i int, down bool) int {
+					if down && i == 150 {
+						goexit()
+						done = append(done, executed(), st().Count)
+					}
+					return -1
+				}
+				r.run(0)
+				goexit() // (the runs kept since go to the agent)
+				return append(done, executed(), st().Count)
+			})
+			t.Logf("%d calls of the agent (%d runs), %d without runs", one.agentCalls, one.runCalls, two.agentCalls)
+			if one.runCalls == 0 || 3*one.agentCalls > two.agentCalls {
+				t.Errorf("%d calls of the agent with runs (%d runs), %d without", one.agentCalls, one.runCalls, two.agentCalls)
+			}
+		})
+	}
+	// The exit's FlushOthers takes what a goroutine has pending
+	// (claimPending) while a run is kept, on the way down and on the way
+	// back: the counts handed over stay whole and not negative.
+	ag := newSumAgent()
+	start(t, runAgent{batchAgent{ag}}, f, g)
+	r := &recursion{fns: []*Func{a}, levels: 160, unwind: -1,
+		pre:  func(i int) int64 { return 5 },
+		post: func(i int) int64 { return 5 },
+		at: func(i int, down bool) int {
+			if i == 90 || i == 130 {
+				claimPending()
+				C(1)
+			}
+			return -1
+		},
+	}
+	r.run(0)
+	goexit()
+	if ag.bad != "" || ag.runCalls == 0 {
+		t.Errorf("with FlushOthers: %q, %d runs", ag.bad, ag.runCalls)
 	}
 }

@@ -86,6 +86,29 @@ func (e *everyAgent) SampleLeaves(stack []*agent.Func, from int, m, msamp, calls
 	return g
 }
 
+// SampleEntries implements counter.RunBatcher; the run's instructions
+// are counted after it, at once.
+func (e *everyAgent) SampleEntries(stack []*agent.Func, from int, ms []int64) int64 {
+	g := e.CCT.SampleEntries(stack, from, ms)
+	e.count(sum(ms))
+	return g
+}
+
+// SampleReturns implements counter.RunBatcher; the run's instructions
+// are counted after it, at once.
+func (e *everyAgent) SampleReturns(stack []*agent.Func, from int, ns []int64) int64 {
+	g := e.CCT.SampleReturns(stack, from, ns)
+	e.count(sum(ns))
+	return g
+}
+
+func sum(ns []int64) (t int64) {
+	for _, n := range ns {
+		t += n
+	}
+	return t
+}
+
 // count adds a sample's n instructions to the total and writes a delta
 // profile if the total reached a multiple of N. (Function-style atomics:
 // see agent.CCT's exiting.)
