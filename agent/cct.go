@@ -727,7 +727,9 @@ func (a *CCT) SampleEntries(stack []*Func, from int, ms []int64) int64 {
 	// (In locals: stores through g would make the compiler load its
 	// fields again at each level, as in walk.)
 	path, fns := g.path, g.fns
+	path = path[:len(fns)]
 	var total, nsamp int64
+	var last *node
 	ms = ms[1:]
 	callees := stack[d+1:]
 	callees = callees[:len(ms)]
@@ -736,7 +738,7 @@ func (a *CCT) SampleEntries(stack []*Func, from int, ms []int64) int64 {
 		if m > 0 {
 			parent.samples++
 			parent.instr += m
-			g.last = parent
+			last = parent
 			total += m
 			nsamp++
 		}
@@ -748,9 +750,13 @@ func (a *CCT) SampleEntries(stack []*Func, from int, ms []int64) int64 {
 		} else {
 			c = g.leafChild(parent, callee, k)
 			path, fns = g.path, g.fns
+			path = path[:len(fns)]
 		}
 		*callsOf(c)++
 		parent = c
+	}
+	if last != nil {
+		g.last = last
 	}
 	g.n = len(stack)
 	g.total += total

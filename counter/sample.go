@@ -27,14 +27,15 @@ func S(self *Func) {
 	// sample: a call less per sample made exact mode a tenth faster.
 	s := st()
 	if s.Dirty < 0 {
-		if s.Dirty == runKept {
+		if s.Dirty <= keptEntries {
 			// A run: this sample continues one of returns if it is one
 			// frame below its last (keepReturn's common case, written
 			// out).
 			h := hdr(s)
-			if h.rret != 0 && self == nil && s.Depth == h.rat-h.rret && h.rret < runLen && s.Depth > 0 {
+			if s.Dirty == keptReturns && self == nil && s.Depth == h.rnext && h.rret < runLen && s.Depth > 0 {
 				h.rp[h.rret] = -s.Count
 				h.rret++
+				h.rnext--
 				return
 			}
 			if keepReturn(s, self) {
@@ -56,9 +57,7 @@ func S(self *Func) {
 	if self == nil && s.Gran == 0 && d > runMin && runBatcher != nil && s.Dirty == 0 && recursive(s, d-1, s.Stack[d-1]) {
 		// The return of a recursion's function (or another sample of
 		// it): it starts a run of returns.
-		h := hdr(s)
-		h.rat, h.rret, h.rp[0] = d, 1, -s.Count
-		s.Dirty = runKept
+		startReturns(s, d)
 		return
 	}
 	n := s.Gran - s.Count
@@ -181,7 +180,7 @@ type header struct {
 	last, lastLeaf     *Func
 	lastAt, lastLeafAt int
 	// A run of a recursion (an agent that takes runs, RunBatcher; Dirty
-	// is runKept): rent entries kept, each called from the callee of the
+	// is keptEntries or keptReturns): rent entries kept, each called from the callee of the
 	// one before, at depths rat, rat+1, …, the last of rlast; or rret
 	// returns (and other samples of a pushed function) kept, each one
 	// frame below the one before, at depths rat, rat-1, …; rp[i] is the
@@ -192,7 +191,7 @@ type header struct {
 	// short to pay for keeping them. One kind at a time, and nothing
 	// else kept meanwhile.
 	rent, rret int
-	rat        int
+	rat, rnext int     // (rnext: the depth of the run's next sample)
 	rlast      uintptr // (a *Func: no write barrier)
 	rp         [runLen]int64
 	saved      [64]uintptr
@@ -203,13 +202,13 @@ type header struct {
 // at which a run starts. A run is at most as long as the stack is deep:
 // shallow recursions (a tree walk) keep runs of one or two samples, which
 // cost more than they save, and deep ones (a list's, a deeply nested
-// value's) long ones. state.Dirty is runKept while a run is kept (-1
-// while anything else is).
+// value's) long ones. (state.Dirty is -1 while anything else is kept.)
 const (
-	runLen   = 32
-	runDepth = 3
-	runMin   = 2 * runLen
-	runKept  = -2
+	runLen      = 32
+	runDepth    = 3
+	runMin      = 2 * runLen
+	keptEntries = -2 // state.Dirty while a run of entries is kept
+	keptReturns = -3 // and while a run of returns is
 )
 
 // hdrSize is the size of a header in stack entries.
@@ -340,13 +339,14 @@ func sl(self *Func) { S(self) }
 func SE(callee *Func) {
 	s := st()
 	d := s.Depth
-	if s.Dirty == runKept {
+	if s.Dirty == keptEntries {
 		// A run of entries that this one continues (keepEntry's common
 		// case, written out: a run is kept at granularity 0 and where
 		// ready held, which it tests for nothing but the buffer's size).
-		if h := hdr(s); h.rent != 0 && h.rent < runLen && d == h.rat+h.rent && d < len(s.Stack) && s.Stack[d-1] == h.rlast {
+		if h := hdr(s); d == h.rnext && h.rent < runLen && d < len(s.Stack) && s.Stack[d-1] == h.rlast {
 			h.rp[h.rent] = -s.Count
 			h.rent++
+			h.rnext++
 			h.rlast = uintptr(unsafe.Pointer(callee))
 			return
 		}
@@ -357,7 +357,7 @@ func SE(callee *Func) {
 	}
 	if s.Gran == 0 && s.Dirty <= 0 && leafBatcher != nil {
 		h := hdr(s)
-		if s.Dirty == runKept {
+		if s.Dirty <= keptEntries {
 			if keepEntry(s, h, callee, d) {
 				return
 			}
@@ -603,7 +603,7 @@ func handInner(s *state, h *header, d int, m, msamp, calls, n int64) {
 // theirs are the sample's that follows.
 func settle(s *state) {
 	h := hdr(s)
-	if s.Dirty == runKept {
+	if s.Dirty <= keptEntries {
 		s.Dirty = 0
 		settleRun(s, h) // (nothing else is kept with a run)
 		return
@@ -640,7 +640,16 @@ func settle(s *state) {
 // nothing else is kept.
 func startEntries(s *state, h *header, callee *Func, d int) {
 	h.rat, h.rent, h.rp[0], h.rlast = d, 1, -s.Count, uintptr(unsafe.Pointer(callee))
-	s.Dirty = runKept
+	h.rnext = d + 1
+	s.Dirty = keptEntries
+}
+
+// startReturns starts a run with the sample of a pushed function at depth
+// d (S): nothing else is kept.
+func startReturns(s *state, d int) {
+	h := hdr(s)
+	h.rat, h.rret, h.rp[0], h.rnext = d, 1, -s.Count, d-1
+	s.Dirty = keptReturns
 }
 
 // keepEntry keeps the entry of callee at depth d (SE) in the header's run
@@ -649,7 +658,7 @@ func startEntries(s *state, h *header, callee *Func, d int) {
 // pushes there without a sample). A full run is handed over, and the
 // entry starts the next.
 func keepEntry(s *state, h *header, callee *Func, d int) bool {
-	if h.rent == 0 || d != h.rat+h.rent || s.Stack[d-1] != h.rlast {
+	if s.Dirty != keptEntries || d != h.rnext || s.Stack[d-1] != h.rlast {
 		return false
 	}
 	if h.rent == runLen {
@@ -659,6 +668,7 @@ func keepEntry(s *state, h *header, callee *Func, d int) bool {
 	}
 	h.rp[h.rent] = -s.Count // (granularity 0: the pending instructions)
 	h.rent++
+	h.rnext++
 	h.rlast = uintptr(unsafe.Pointer(callee))
 	return true
 }
@@ -683,17 +693,17 @@ func recursive(s *state, d int, f uintptr) bool {
 func keepReturn(s *state, self *Func) bool {
 	h := hdr(s)
 	d := s.Depth
-	if h.rret == 0 || self != nil || d != h.rat-h.rret || d == 0 {
+	if s.Dirty != keptReturns || self != nil || d != h.rnext || d == 0 {
 		return false
 	}
 	if h.rret == runLen {
 		settle(s)
-		h.rat, h.rret, h.rp[0] = d, 1, -s.Count
-		s.Dirty = runKept
+		startReturns(s, d)
 		return true
 	}
 	h.rp[h.rret] = -s.Count
 	h.rret++
+	h.rnext--
 	return true
 }
 
