@@ -179,17 +179,18 @@ type header struct {
 	// function that calls a leaf sees the two alternate.)
 	last, lastLeaf     *Func
 	lastAt, lastLeafAt int
-	// A run of a recursion (an agent that takes runs, RunBatcher; Dirty
-	// is keptEntries or keptReturns): rent entries kept, each called from the callee of the
-	// one before, at depths rat, rat+1, …, the last of rlast; or rret
-	// returns (and other samples of a pushed function) kept, each one
-	// frame below the one before, at depths rat, rat-1, …; rp[i] is the
-	// count of pending instructions at the i-th. A run starts at the
-	// entry or the return of a function that is also one of the few
-	// below it on the stack (recursive), deep in the stack (runMin):
-	// elsewhere, entries that nest and returns that climb make runs too
-	// short to pay for keeping them. One kind at a time, and nothing
-	// else kept meanwhile.
+	// A run of a recursion (an agent that takes runs, RunBatcher;
+	// Dirty is keptEntries or keptReturns): rent entries kept, each
+	// called from the callee of the one before, at depths rat, rat+1,
+	// …, the last of rlast; or rret returns (and other samples of a
+	// pushed function) kept, each one frame below the one before, at
+	// depths rat, rat-1, …; rp[i] is the count of pending instructions
+	// at the i-th. A run starts at the entry or the return of a
+	// function that is also one of the few below it on the stack
+	// (recursive), deep in the stack (runMin): elsewhere, entries that
+	// nest and returns that climb make runs too short to pay for
+	// keeping them. One kind at a time, and nothing else kept
+	// meanwhile.
 	rent, rret int
 	rat, rnext int     // (rnext: the depth of the run's next sample)
 	rlast      uintptr // (a *Func: no write barrier)
@@ -693,6 +694,8 @@ func recursive(s *state, d int, f uintptr) bool {
 func keepReturn(s *state, self *Func) bool {
 	h := hdr(s)
 	d := s.Depth
+	// (A full run's successor may reach the bottom of the stack: a sample
+	// of an empty stack is no run's.)
 	if s.Dirty != keptReturns || self != nil || d != h.rnext || d == 0 {
 		return false
 	}
