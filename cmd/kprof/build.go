@@ -261,7 +261,7 @@ func runGo(verb string, args []string) error {
 		if len(goEnv) > 3 {
 			target = strings.TrimSpace(goEnv[2]) + "_" + strings.TrimSpace(goEnv[3])
 		}
-		if goArgs, env, err = installGoShim(tmp, self, kf, target, goArgs); err != nil {
+		if goArgs, env, err = installGoShim(tmp, self, goroot, kf, target, goArgs); err != nil {
 			return err
 		}
 	}

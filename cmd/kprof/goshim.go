@@ -20,7 +20,7 @@ import (
 // puts a directory first on their PATH whose "go" runs "kprof goshim": a
 // go build with -buildmode=plugin becomes kprof build with the same
 // kprof flags as the kprof test that ran it; any other go command runs the
-// go command kprof found on PATH, unchanged. (go test puts GOROOT/bin
+// go command of the toolchain that built the tests, unchanged. (go test puts GOROOT/bin
 // first on a test binary's PATH itself, hence -exec.)
 
 // goShimEnv carries the shim's settings (goShim, JSON) to the commands a
@@ -46,13 +46,20 @@ type goShim struct {
 // An -exec also turns off go test's cache of test results: kprof test
 // runs the tests every time, and every time writes their profiles (a
 // cached result wrote none).
-func installGoShim(dir, self string, kf kprofFlags, target string, goArgs []string) ([]string, []string, error) {
+//
+// The go command it stands in for is goroot's, the toolchain's that
+// builds the tests, as go test gives test binaries: with GOTOOLCHAIN
+// naming another release, the go command on PATH is another release's.
+func installGoShim(dir, self, goroot string, kf kprofFlags, target string, goArgs []string) ([]string, []string, error) {
 	if runtime.GOOS == "windows" {
 		return goArgs, nil, nil
 	}
-	realGo, err := exec.LookPath("go")
-	if err == nil {
-		realGo, err = filepath.Abs(realGo)
+	realGo := filepath.Join(goroot, "bin", "go")
+	var err error
+	if _, err = os.Stat(realGo); goroot == "" || err != nil {
+		if realGo, err = exec.LookPath("go"); err == nil {
+			realGo, err = filepath.Abs(realGo)
+		}
 	}
 	if err != nil {
 		return nil, nil, err

@@ -42,8 +42,17 @@ func TestInstallGoShim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The shim runs the go command of the toolchain's GOROOT, not the one
+	// on PATH (GOTOOLCHAIN may name another release).
+	fakeRoot := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(fakeRoot, "bin"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fakeRoot, "bin", "go"), []byte("#!/bin/sh\n"), 0o777); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	args, env, err := installGoShim(dir, "/opt/k prof/kprof", kf, runtime.GOOS+"_"+runtime.GOARCH, goArgs)
+	args, env, err := installGoShim(dir, "/opt/k prof/kprof", fakeRoot, kf, runtime.GOOS+"_"+runtime.GOARCH, goArgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,6 +67,9 @@ func TestInstallGoShim(t *testing.T) {
 	if err := json.Unmarshal([]byte(env[0][len(goShimEnv)+1:]), &sh); err != nil {
 		t.Fatal(err)
 	}
+	if sh.Go != filepath.Join(fakeRoot, "bin", "go") {
+		t.Errorf("the shim runs %s, want the toolchain's %s", sh.Go, filepath.Join(fakeRoot, "bin", "go"))
+	}
 	if !slices.Equal(sh.Flags, []string{"-maxpath=50"}) {
 		t.Errorf("the shim's kprof flags %q, want -maxpath=50", sh.Flags)
 	}
@@ -68,10 +80,10 @@ func TestInstallGoShim(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if args, _, err := installGoShim(t.TempDir(), "/k", kf, "plan9_mips", []string{"."}); err != nil || args[1] != "/k goexec "+filepath.Join(bin, "go_plan9_mips_exec") {
+	if args, _, err := installGoShim(t.TempDir(), "/k", fakeRoot, kf, "plan9_mips", []string{"."}); err != nil || args[1] != "/k goexec "+filepath.Join(bin, "go_plan9_mips_exec") {
 		t.Errorf("for plan9_mips, -exec %q (%v), want kprof's with go_plan9_mips_exec", args, err)
 	}
-	if args, _, err := installGoShim(t.TempDir(), "/k", kf, "plan9_mips", []string{"-exec=qemu", "."}); err != nil || args[1] != "/k goexec qemu" {
+	if args, _, err := installGoShim(t.TempDir(), "/k", fakeRoot, kf, "plan9_mips", []string{"-exec=qemu", "."}); err != nil || args[1] != "/k goexec qemu" {
 		t.Errorf("for plan9_mips with -exec=qemu, -exec %q (%v), want kprof's with qemu", args, err)
 	}
 	script, err := os.ReadFile(filepath.Join(sh.Dir, "go"))
