@@ -102,7 +102,7 @@ func TestGoldenCost(t *testing.T) {
 			opts := DefaultOptions
 			opts.Cost = tbl
 			_, out := instrumentWith(t, filepath.Base(file), src, opts)
-			checkGolden(t, file, golden, describe(out)+"----\n"+string(out.Files[0]), "TestGoldenCost")
+			checkGolden(t, file, golden, rendered(out), "TestGoldenCost")
 		})
 	}
 }

@@ -124,6 +124,12 @@ func describe(out *Output) string {
 	return b.String()
 }
 
+// rendered is what a golden file holds: the plans (describe), the
+// rewritten file and the tables file.
+func rendered(out *Output) string {
+	return describe(out) + "----\n" + string(out.Files[0]) + "---- tables\n" + string(out.Tables)
+}
+
 // TestGolden instruments each rewrite/testdata/*.go file and compares the
 // block weights and the rewritten source with the .golden files.
 func TestGolden(t *testing.T) {
@@ -147,7 +153,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, out := instrument(t, filepath.Base(file), src)
-			checkGolden(t, file, golden, describe(out)+"----\n"+string(out.Files[0]), "TestGolden")
+			checkGolden(t, file, golden, rendered(out), "TestGolden")
 		})
 	}
 }

@@ -492,6 +492,15 @@ func instrumentFiles(cfg *Config, pkgPath string, compile, files []string, impor
 	if !changed {
 		return nil, out.Approx, out.Quiet, nil
 	}
+	if out.Tables != nil {
+		// First, so that the tables are declared before the package's
+		// variables (rewrite.Output.Tables).
+		nf := filepath.Join(workDir, "kprof_tables.go")
+		if err := os.WriteFile(nf, out.Tables, 0o666); err != nil {
+			return nil, nil, nil, err
+		}
+		result = append([]string{nf}, result...)
+	}
 	return result, out.Approx, out.Quiet, nil
 }
 
