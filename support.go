@@ -11,3 +11,14 @@ import "embed"
 //
 //go:embed counter/*.go agent/*.go agent/auto/*.go profile/*.go
 var Support embed.FS
+
+// Source is kprof's own source: the module's go.mod and go.sum and the
+// packages cmd/kprof is built from. go/types checks no language newer
+// than the Go release it comes with, so a kprof asked to build with a
+// newer release builds itself again with that release, from this source
+// (cmd/kprof's host.go), to instrument the packages.
+//
+//go:embed go.mod go.sum support.go cmd/kprof/*.go counter/*.go agent/*.go agent/auto/*.go profile/*.go
+//go:embed cost/*.go cost/*.txt cost/calibrate/*.go cost/calibrate/*.txt overlap/*.go reports/*.go reports/*.html
+//go:embed gate/*.go rewrite/*.go rewrite/internal/edit/*.go toolchain/*.go toolchain/patches toolexec/*.go
+var Source embed.FS

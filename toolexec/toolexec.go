@@ -350,7 +350,7 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 		// valid Go that kprof could not analyse: say so, as its
 		// instructions go uncounted.
 		if cfg.Verbose || strings.Contains(err.Error(), "internal error") {
-			fmt.Fprintf(os.Stderr, "kprof: %s not instrumented: %v\n", pkgPath, err)
+			fmt.Fprintf(os.Stderr, "kprof: warning: %s is not instrumented, its instructions are not counted: %v\n", pkgPath, err)
 			return args, nil, nil
 		}
 		warn := func() error {

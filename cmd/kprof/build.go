@@ -231,8 +231,15 @@ func runGo(verb string, args []string) error {
 	if err != nil {
 		return err
 	}
+	cache, err := kprofCache()
+	if err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
+		return err
+	}
+	if self, err = hostKprof(self, goVersion, goroot, cache); err != nil {
 		return err
 	}
 	id, err := toolID(self, kf)
@@ -267,10 +274,6 @@ func runGo(verb string, args []string) error {
 	}
 	cfgPath := filepath.Join(tmp, "config.json")
 	wrapper := self + " toolexec"
-	cache, err := kprofCache()
-	if err != nil {
-		return err
-	}
 	now := time.Now()
 	// (Trimmed when the build is done: what it used is marked by then.)
 	defer trimCache(cache, now)

@@ -18,8 +18,9 @@ import (
 // each, one per Go release and version of kprof's compiler patches), the
 // sources of the packages kprof links into programs (support-*, one per
 // kprof binary and set of instrumentation options), the binary's hash
-// (self-*), and which prebuilt packages a build can reuse
-// (prebuilt-*.json); the compiled packages are in the go command's build
+// (self-*), which prebuilt packages a build can reuse (prebuilt-*.json)
+// and, for a Go release newer than the one that built kprof, kprof built
+// with it (host-*, host.go); the compiled packages are in the go command's build
 // cache. A kprof that is upgraded often leaves all of it behind, so, as
 // the go command does with its build cache, a build marks what it uses
 // (its modification time, at most once per markInterval) and, at most
@@ -33,8 +34,8 @@ const (
 
 // cacheEntries are the prefixes of the cache's entries that trimming may
 // remove (compile- also covers an interrupted compiler build's
-// compile-build-*).
-var cacheEntries = []string{"compile-", "support-", "self-", "prebuilt-"}
+// compile-build-*, host- host-build-*).
+var cacheEntries = []string{"compile-", "support-", "self-", "prebuilt-", "host-"}
 
 // kprofCache returns kprof's cache directory.
 func kprofCache() (string, error) {

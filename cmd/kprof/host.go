@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/version"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kprof/kprof"
+)
+
+// The instrumenter type-checks every package it rewrites with go/types,
+// which knows the language only up to the Go release it came with: a
+// kprof built with Go 1.26 cannot check Go 1.27's methods with type
+// parameters or composite literals that name promoted fields, in the
+// user's code or in the standard library (math/rand/v2, internal/poll),
+// nor import a package whose export data has them. So a build with a
+// newer release than the one kprof was built with runs a kprof built from
+// the same source with that release: the host.
+
+// hostKprof returns the kprof executable that instruments a build with
+// the go command of goVersion at goroot: self when self was built with a
+// release at least as new, otherwise a kprof built from kprof.Source with
+// that go command, into cacheDir the first time (under a minute; the
+// modules kprof needs come from the module cache or proxy).
+func hostKprof(self, goVersion, goroot, cacheDir string) (string, error) {
+	if !newerLanguage(goVersion, runtime.Version()) {
+		return self, nil
+	}
+	h := sha256.New()
+	err := fs.WalkDir(kprof.Source, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := kprof.Source.ReadFile(p)
+		fmt.Fprintf(h, "%s %d\n", p, len(data))
+		h.Write(data)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	sum := h.Sum(nil)
+	dir := filepath.Join(cacheDir, "host-"+goVersion+"-"+hex.EncodeToString(sum[:8]))
+	exe := filepath.Join(dir, "kprof")
+	if _, err := os.Stat(exe); err == nil {
+		markUsed(dir, time.Now())
+		return exe, nil
+	}
+	progress := newProgress(fmt.Sprintf("kprof: building kprof with %s to check its language (first time only)", goVersion))
+	defer progress.done()
+	tmp, err := os.MkdirTemp(cacheDir, "host-build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := writeSource(tmp); err != nil {
+		return "", err
+	}
+	out := filepath.Join(tmp, "kprof.exe")
+	cmd := exec.Command(filepath.Join(goroot, "bin", "go"), "build", "-trimpath", "-o", out, "./cmd/kprof")
+	cmd.Dir = tmp
+	// For this machine (not the build's GOOS and GOARCH), from kprof's own
+	// go.mod and go.sum, whatever the user's workspace or flags.
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOOS=", "GOARCH=", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOEXPERIMENT=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("kprof was built with %s, and checking %s code needs a kprof built with %s; building one failed: %v\n%s\n(or install kprof with that release: GOTOOLCHAIN=%s go install github.com/kprof/kprof/cmd/kprof)",
+			runtime.Version(), version.Lang(goVersion), goVersion, err, strings.TrimSpace(stderr.String()), goVersion)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", err
+	}
+	if err := os.Rename(out, exe); err != nil {
+		return "", err
+	}
+	return exe, nil
+}
+
+// newerLanguage reports whether the language of Go release goVersion
+// ("go1.27.3", "go1.27rc1") is newer than that of built (runtime.Version of
+// kprof). A version either cannot be read from ("devel ...") compares as
+// not newer.
+func newerLanguage(goVersion, built string) bool {
+	a, b := version.Lang(strings.Fields(goVersion + " ")[0]), version.Lang(built)
+	return a != "" && b != "" && version.Compare(a, b) > 0
+}
+
+// writeSource writes kprof.Source, without its tests, under dir.
+func writeSource(dir string) error {
+	return fs.WalkDir(kprof.Source, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		data, err := kprof.Source.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+			return err
+		}
+		return os.WriteFile(name, data, 0o666)
+	})
+}
