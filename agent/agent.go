@@ -56,6 +56,11 @@ func Suspend(f func()) {
 	f()
 }
 
+// GoSuspended runs f, suspended (Suspend), on a goroutine the program
+// does not see (counter.GoHidden): for an agent's own work beside the
+// program, such as writing the profile on a signal.
+func GoSuspended(f func()) { counter.GoHidden(func() { Suspend(f) }) }
+
 // Recorder is implemented by agents that record one stretch of the run at
 // a time (a benchmark's timed part); see counter.Recorder.
 type Recorder = counter.Recorder

@@ -1094,6 +1094,13 @@ type Paused struct {
 	inAgent bool
 }
 
+// GoHidden runs f on a new goroutine that the program does not see: in a
+// kprof build the runtime counts it as one of its own, so that
+// runtime.NumGoroutine, runtime.Stack of all goroutines and the goroutine
+// profile leave it out (goroutine-leak checks such as goleak's, which a
+// test suite runs after every test, find nothing of the agent's).
+func GoHidden(f func()) { goHidden(f) }
+
 // Suspend stops counting on the calling goroutine until Resume: its checks
 // do not fire and what it runs is not counted. The agent suspends counting
 // for work outside Sample (writing the profile); package testing suspends

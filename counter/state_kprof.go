@@ -19,6 +19,7 @@ func alloc(size uintptr) unsafe.Pointer                     { return runtime.Kpr
 func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) { runtime.KprofForEachOther(f) }
 func onUserStack() bool                                     { return runtime.KprofOnUserStack() }
 func setGoexitHook(f func())                                { runtime.KprofSetGoexitHook(f) }
+func goHidden(f func())                                     { runtime.KprofGo(f) }
 func addExitHook(f func())                                  { runtime.KprofAddExitHook(f) }
 func executed() int64                                       { return runtime.KprofExecuted() }
 func claimPending() int64                                   { return runtime.KprofClaimPending() }

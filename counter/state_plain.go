@@ -37,6 +37,7 @@ func alloc(size uintptr) unsafe.Pointer {
 func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) {}
 func onUserStack() bool                                     { return true }
 func setGoexitHook(f func())                                {}
+func goHidden(f func())                                     { go f() }
 func addExitHook(f func())                                  {}
 func claimPending() int64 {
 	n := plain.Gran - plain.Count

@@ -154,17 +154,18 @@ func init() {
 	})
 	agent.AtExit(func() { write(true) })
 	// SIGINT and SIGTERM: write the profile, then let the signal have its
-	// usual effect.
+	// usual effect. The watcher is hidden from the program (its leak
+	// checks count goroutines).
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
+	counter.GoHidden(func() {
 		sig := <-sigs
 		agent.Suspend(func() { write(false) })
 		signal.Reset(sig)
 		if p, err := os.FindProcess(os.Getpid()); err == nil {
 			p.Signal(sig)
 		}
-	}()
+	})
 }
 
 // labels are the program's labels (liveSettings), in every profile it

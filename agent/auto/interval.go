@@ -52,7 +52,7 @@ func newPeriodic(a *agent.CCT, out string) *periodic {
 func startPeriodic(a *agent.CCT, out string, every time.Duration) *periodic {
 	p := newPeriodic(a, out)
 	// Not counted: the program's profile is the same with or without it.
-	go agent.Suspend(func() {
+	agent.GoSuspended(func() {
 		for next := time.Now().Add(every); ; next = next.Add(every) {
 			time.Sleep(time.Until(next))
 			p.mu.Lock()

@@ -183,6 +183,16 @@ func KprofStartTheWorld() { startTheWorld(kprofWorld) }
 // KprofSetGoexitHook sets the function every goroutine calls as it exits.
 func KprofSetGoexitHook(f func()) { kprofGoexitHook = f }
 
+// KprofGo runs f on a new goroutine of the runtime's own kind: started
+// here, in package runtime, it is a system goroutine (isSystemGoroutine),
+// which NumGoroutine, Stack of all goroutines, the goroutine profile and
+// the deadlock check leave out, as they leave out the runtime's own. The
+// agent's helpers (its signal watcher) are not the program's goroutines,
+// and must not show up in its goroutine-leak checks.
+func KprofGo(f func()) {
+	go func() { f() }()
+}
+
 // KprofAddExitHook runs f when the program exits (main returns or os.Exit).
 func KprofAddExitHook(f func()) {
 	exithook.Add(exithook.Hook{F: f, RunOnFailure: true})
