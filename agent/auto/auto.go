@@ -10,7 +10,9 @@
 //	KPROF_JITTER  R: granularity g + r, r uniform in [0, R) (default 100, scaled as g; 0 = constant)
 //	KPROF_SEED    seed of the per-goroutine PRNGs (default 1)
 //	KPROF_OUT     profile path (default <program name>.kprof in the working directory,
-//	              or in KPROF_OUT_DIR if set)
+//	              or in KPROF_OUT_DIR if set; kprof test sets that, or, when the
+//	              user set KPROF_OUT, KPROF_OUT_MERGE: <program>.<pid>.kprof there,
+//	              which kprof test merges into KPROF_OUT)
 //	KPROF_BENCH_PROFILES
 //	              directory for one profile per benchmark (kprof test --profile):
 //	              what the agent recorded while the benchmark's timer ran
@@ -237,7 +239,11 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 		set.Seed = s
 	}
 	out := getenv("KPROF_OUT")
-	if out == "" {
+	if dir := getenv("KPROF_OUT_MERGE"); dir != "" && out == "" {
+		// Set by kprof test for a KPROF_OUT of its own: it merges the
+		// profiles of its test binaries, which may share a name.
+		out = filepath.Join(dir, fmt.Sprintf("%s.%d.kprof", strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), os.Getpid()))
+	} else if out == "" {
 		// KPROF_OUT_DIR is set by kprof test, whose binaries run in the
 		// package directory: the profiles go where kprof test was run.
 		out = filepath.Join(getenv("KPROF_OUT_DIR"), strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")+".kprof")

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sort"
 	"strings"
 	"time"
 
@@ -406,17 +407,60 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 	}
 	cmd := exec.Command("go", append([]string{verb, "-toolexec", wrapper}, goArgs...)...)
 	cmd.Env = append(append(os.Environ(), env...), toolexec.ConfigEnv+"="+cfgPath)
-	if verb == "test" && os.Getenv("KPROF_OUT") == "" && os.Getenv("KPROF_OUT_DIR") == "" {
+	out := os.Getenv("KPROF_OUT")
+	merge := ""
+	switch {
+	case verb != "test":
+	case out == "" && os.Getenv("KPROF_OUT_DIR") == "":
 		wd, _ := os.Getwd()
 		cmd.Env = append(cmd.Env, "KPROF_OUT_DIR="+wd)
+	case out != "" && os.Getenv("KPROF_INTERVAL") == "" && os.Getenv("KPROF_EVERY") == "":
+		// Every test binary would write KPROF_OUT (from its package's
+		// directory, if relative), the last one winning: they write to a
+		// directory of their own instead, merged into KPROF_OUT at the
+		// end, relative to where kprof test runs.
+		dir, err := os.MkdirTemp("", "kprof-test-profiles-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		merge = dir
+		cmd.Env = append(cmd.Env, "KPROF_OUT=", "KPROF_OUT_MERGE="+dir)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
+	runErr := cmd.Run()
+	if merge != "" {
+		if err := mergeTestProfiles(merge, out); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if errors.As(runErr, &ee) {
 			return exitStatus(ee.ExitCode())
 		}
+		return runErr
+	}
+	return nil
+}
+
+// mergeTestProfiles writes the profiles kprof test's binaries wrote to
+// dir (KPROF_OUT_MERGE) to out, merged if there are several.
+func mergeTestProfiles(dir, out string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.kprof"))
+	if err != nil || len(files) == 0 {
+		return err // (no test binary ran: -c, -run matched no package, a build failed)
+	}
+	sort.Strings(files)
+	p, err := loadProfiles(files, isLarge(files))
+	if err != nil {
 		return err
+	}
+	if err := p.WriteFile(out); err != nil {
+		return fail("KPROF_OUT=%s: %v", out, err)
+	}
+	if len(files) > 1 {
+		fmt.Fprintf(os.Stderr, "kprof: KPROF_OUT=%s: the profiles of %d test binaries, merged\n", out, len(files))
 	}
 	return nil
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kprof/kprof/profile"
+)
+
+// TestTestProfileMerge runs kprof test on two packages of the same name
+// with KPROF_OUT set, relative: the one profile, in the directory kprof
+// test ran in, holds both test binaries' work (each used to overwrite
+// the other's, and a relative path landed in each package's directory).
+func TestTestProfileMerge(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":              "module m\n\ngo 1.22\n",
+		"a/util/util.go":      "package util\n\nfunc A(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}\n",
+		"a/util/util_test.go": "package util\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif A(1000) != 499500 {\n\t\tt.Fatal(A(1000))\n\t}\n}\n",
+		"b/util/util.go":      "package util\n\nfunc B(n int) int {\n\ts := 1\n\tfor i := 0; i < n; i++ {\n\t\ts ^= i\n\t}\n\treturn s\n}\n",
+		"b/util/util_test.go": "package util\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {\n\tif B(1000) == 0 {\n\t\tt.Fatal(B(1000))\n\t}\n}\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT=both.kprof"}, kprofBin, "test", "-count=1", "./...")
+	if err != nil {
+		t.Fatalf("kprof test: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "the profiles of 2 test binaries, merged") {
+		t.Errorf("kprof test did not say it merged two profiles:\n%s", out)
+	}
+	for _, stray := range []string{"a/util/both.kprof", "b/util/both.kprof"} {
+		if _, err := os.Stat(filepath.Join(dir, stray)); err == nil {
+			t.Errorf("%s written", stray)
+		}
+	}
+	p, err := profile.ParseFile(filepath.Join(dir, "both.kprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := make(map[string]int64)
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
+		calls[stack[len(stack)-1].Name] += n.Calls
+	})
+	for _, f := range []string{"m/a/util.A", "m/b/util.B", "m/a/util.TestA", "m/b/util.TestB"} {
+		if calls[f] != 1 {
+			t.Errorf("%s: %d calls in the merged profile, want 1", f, calls[f])
+		}
+	}
+}
