@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"os"
 	"math/bits"
 	"runtime"
 	"sync/atomic"
@@ -1534,19 +1535,35 @@ func (a *CCT) stopped() (restart func()) {
 	// The caller's own state may be busy only if a sample of its own
 	// panicked (the exit then still writes the profile).
 	self := (*gstate)(*counter.Local())
-	for {
+	for try := 0; ; try++ {
 		restart := counter.StopTheWorld()
-		busy := false
-		for g := a.all; g != nil && !busy; g = g.all {
-			busy = g.busy && g != self
+		var busy *gstate
+		for g := a.all; g != nil && busy == nil; g = g.all {
+			if g.busy && g != self {
+				busy = g
+			}
 		}
-		if !busy {
+		if busy == nil {
 			return restart
+		}
+		if try == stuckTries {
+			// Only a panic inside the agent leaves a state busy for good
+			// (a bug of kprof's, which a recover in the program, such as
+			// net/http's, outlived): read it as it is rather than hang.
+			busy.busy = false
+			restart()
+			fmt.Fprintln(os.Stderr, "kprof: internal error: a goroutine's profile stayed busy (a panic inside kprof's agent?): its last samples may be missing; please report it")
+			continue
 		}
 		restart()
 		runtime.Gosched()
 	}
 }
+
+// stuckTries is how many times stopped lets a busy goroutine run before
+// it gives up waiting for it: many seconds, where a preempted sample
+// takes microseconds to finish.
+const stuckTries = 1 << 17
 
 // spinlock guards the CCT's shared state: the list of states, the merged
 // tree, and readers of both. It is taken when a goroutine first runs on a

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/kprof/kprof/counter"
@@ -562,5 +563,35 @@ func TestChunkReuse(t *testing.T) {
 			check(a.Profile(profile.Meta{Program: "t"}), "profile", map[string]int{"a": 0, "b": 0})
 			check(a.RecordProfile(profile.Meta{Program: "t"}), "recorded", map[string]int{"a": n / 2, "b": 0})
 		})
+	}
+}
+
+// TestStuckBusy: a goroutine whose sample panicked inside the agent (a
+// bug of kprof's that a recover in the program outlived) keeps its state
+// busy. A profile read then waits a while for it and reads it anyway; it
+// used to wait forever, so a program that recovered such a panic hung at
+// exit.
+func TestStuckBusy(t *testing.T) {
+	a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 100})
+	*counter.Local() = nil
+	a.Register()
+	a.Sample([]*Func{fa, fb}, 0, 30)
+	stuck := (*gstate)(*counter.Local())
+	stuck.busy = true
+	*counter.Local() = nil
+	a.Register()
+	a.Sample([]*Func{fa}, 0, 10)
+	done := make(chan *profile.Profile)
+	go func() { done <- a.Profile(profile.Meta{Program: "t"}) }()
+	select {
+	case p := <-done:
+		if p.TotalInstructions != 40 {
+			t.Errorf("total %d instructions, want 40 (both goroutines')", p.TotalInstructions)
+		}
+		if stuck.busy {
+			t.Error("the stuck state is still busy")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the profile read waits for the stuck goroutine")
 	}
 }
