@@ -3,8 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
-	"os"
 	"math/bits"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
