@@ -8,12 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -552,21 +551,7 @@ func supportModule(id string) (string, error) {
 		return dir, nil
 	}
 	tmp := dir + ".tmp" + strconv.Itoa(os.Getpid())
-	err = fs.WalkDir(kprof.Support, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(p, "_test.go") {
-			return err
-		}
-		data, err := kprof.Support.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(tmp, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o444)
-	})
-	if err != nil {
+	if err := writeFiles(kprof.Support, tmp, 0o444); err != nil {
 		return "", err
 	}
 	mod := fmt.Sprintf("module %s\n\ngo %s\n", modulePath, strings.TrimPrefix(toolchain.Oldest().Name, "go"))

@@ -62,7 +62,7 @@ func hostKprof(self, goVersion, goroot, cacheDir string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := writeSource(tmp); err != nil {
+	if err := writeFiles(kprof.Source, tmp, 0o666); err != nil {
 		return "", err
 	}
 	out := filepath.Join(tmp, "kprof.exe")
@@ -95,13 +95,14 @@ func newerLanguage(goVersion, built string) bool {
 	return a != "" && b != "" && version.Compare(a, b) > 0
 }
 
-// writeSource writes kprof.Source, without its tests, under dir.
-func writeSource(dir string) error {
-	return fs.WalkDir(kprof.Source, ".", func(p string, d fs.DirEntry, err error) error {
+// writeFiles writes the files of fsys, without its tests, under dir
+// with mode perm.
+func writeFiles(fsys fs.FS, dir string, perm fs.FileMode) error {
+	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, "_test.go") {
 			return err
 		}
-		data, err := kprof.Source.ReadFile(p)
+		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
@@ -109,6 +110,6 @@ func writeSource(dir string) error {
 		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
 			return err
 		}
-		return os.WriteFile(name, data, 0o666)
+		return os.WriteFile(name, data, perm)
 	})
 }

@@ -23,15 +23,7 @@ func TestTestProfileMerge(t *testing.T) {
 		"b/util/util.go":      "package util\n\nfunc B(n int) int {\n\ts := 1\n\tfor i := 0; i < n; i++ {\n\t\ts ^= i\n\t}\n\treturn s\n}\n",
 		"b/util/util_test.go": "package util\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {\n\tif B(1000) == 0 {\n\t\tt.Fatal(B(1000))\n\t}\n}\n",
 	}
-	for name, src := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files)
 	out, err := runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT=both.kprof"}, kprofBin, "test", "-count=1", "./...")
 	if err != nil {
 		t.Fatalf("kprof test: %v\n%s", err, out)
