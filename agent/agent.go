@@ -58,7 +58,7 @@ func Suspend(f func()) {
 
 // GoSuspended runs f, suspended (Suspend), on a goroutine the program
 // does not see (counter.GoHidden): for an agent's own work beside the
-// program, such as writing the profile on a signal.
+// program, such as writing a profile every interval.
 func GoSuspended(f func()) { counter.GoHidden(func() { Suspend(f) }) }
 
 // Recorder is implemented by agents that record one stretch of the run at

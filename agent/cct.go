@@ -1546,11 +1546,16 @@ func (a *CCT) stopped() (restart func()) {
 		if busy == nil {
 			return restart
 		}
-		if try == stuckTries {
+		if try >= stuckTries {
 			// Only a panic inside the agent leaves a state busy for good
 			// (a bug of kprof's, which a recover in the program, such as
-			// net/http's, outlived): read it as it is rather than hang.
-			busy.busy = false
+			// net/http's, outlived, maybe on several goroutines): read
+			// them as they are rather than hang.
+			for g := a.all; g != nil; g = g.all {
+				if g != self {
+					g.busy = false
+				}
+			}
 			restart()
 			fmt.Fprintln(os.Stderr, "kprof: internal error: a goroutine's profile stayed busy (a panic inside kprof's agent?): its last samples may be missing; please report it")
 			continue
@@ -1561,9 +1566,11 @@ func (a *CCT) stopped() (restart func()) {
 }
 
 // stuckTries is how many times stopped lets a busy goroutine run before
-// it gives up waiting for it: many seconds, where a preempted sample
-// takes microseconds to finish.
-const stuckTries = 1 << 17
+// it gives up waiting for it: each try stops the world, so many seconds,
+// where a preempted sample takes microseconds to finish. (Not a clock:
+// reading one here would run counted code on a path taken only when the
+// scheduler preempted a sample.)
+const stuckTries = 1 << 20
 
 // spinlock guards the CCT's shared state: the list of states, the merged
 // tree, and readers of both. It is taken when a goroutine first runs on a

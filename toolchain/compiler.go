@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -77,11 +78,11 @@ func (r *Release) PatchedCompiler(goroot, goVersion, cacheDir string) (string, e
 	}
 	out := filepath.Join(tmp, "compile")
 	cmd := exec.Command(filepath.Join(goroot, "bin", "go"), "build", "-overlay", ov, "-o", out, "cmd/compile")
+	cmd.Dir = tmp // (outside the user's module)
 	// A toolchain the go command fetched (GOTOOLCHAIN=go1.27.3) lives in
 	// the module cache, whose files an overlay may not replace: this
 	// build, which needs no module, gets a module cache of its own.
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOOS=", "GOARCH=", "CGO_ENABLED=0", "GOTOOLCHAIN=local",
-		"GOMODCACHE="+filepath.Join(cacheDir, "no-modcache"))
+	cmd.Env = append(ToolEnv(goroot), "GOMODCACHE="+filepath.Join(cacheDir, "no-modcache"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -91,6 +92,17 @@ func (r *Release) PatchedCompiler(goroot, goVersion, cacheDir string) (string, e
 		return "", err
 	}
 	return exe, nil
+}
+
+// ToolEnv returns the environment in which the go command at goroot
+// builds one of kprof's tools (its patched compiler, kprof itself) for
+// this machine: none of what the user's environment or go env file says
+// of their own build (target, flags, workspace, GOROOT of another
+// release) applies. The module proxy and caches stay the user's.
+func ToolEnv(goroot string) []string {
+	return append(os.Environ(), "GOROOT="+goroot, "GOTOOLCHAIN=local", "GOWORK=off", "GO111MODULE=on",
+		"GOFLAGS=-mod=mod -buildvcs=false", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH, "GOAMD64=v1",
+		"CGO_ENABLED=0")
 }
 
 // compilerSources returns the compiler's files kprof changes and adds, by

@@ -174,12 +174,15 @@ func init() {
 // writes.
 var labels []profile.Label
 
+// program is the program's name: its executable's, without ".exe".
+func program() string { return strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") }
+
 func meta() profile.Meta {
 	return profile.Meta{
 		GoVersion: runtime.Version(),
 		GOOS:      runtime.GOOS,
 		GOARCH:    runtime.GOARCH,
-		Program:   strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"),
+		Program:   program(),
 		Labels:    labels,
 	}
 }
@@ -242,11 +245,11 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 	if dir := getenv("KPROF_OUT_MERGE"); dir != "" && out == "" {
 		// Set by kprof test for a KPROF_OUT of its own: it merges the
 		// profiles of its test binaries, which may share a name.
-		out = filepath.Join(dir, fmt.Sprintf("%s.%d.kprof", strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe"), os.Getpid()))
+		out = filepath.Join(dir, fmt.Sprintf("%s.%d.kprof", program(), os.Getpid()))
 	} else if out == "" {
 		// KPROF_OUT_DIR is set by kprof test, whose binaries run in the
 		// package directory: the profiles go where kprof test was run.
-		out = filepath.Join(getenv("KPROF_OUT_DIR"), strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")+".kprof")
+		out = filepath.Join(getenv("KPROF_OUT_DIR"), program()+".kprof")
 	}
 	return set, out, nil
 }

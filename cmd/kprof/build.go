@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kprof/kprof"
@@ -427,7 +429,33 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 		cmd.Env = append(cmd.Env, "KPROF_OUT=", "KPROF_OUT_MERGE="+dir)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	runErr := cmd.Run()
+	var runErr error
+	if merge != "" {
+		// Interrupted, the test binaries still write their profiles (the
+		// agent's handler), and kprof must live to merge them: it passes
+		// the signal on to the go command (a terminal's Ctrl-C reaches
+		// it already) and waits for it.
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		if runErr = cmd.Start(); runErr == nil {
+			stop := make(chan struct{})
+			go func() {
+				for {
+					select {
+					case sig := <-sigs:
+						cmd.Process.Signal(sig)
+					case <-stop:
+						return
+					}
+				}
+			}()
+			runErr = cmd.Wait()
+			close(stop)
+		}
+		signal.Stop(sigs)
+	} else {
+		runErr = cmd.Run()
+	}
 	if merge != "" {
 		if err := mergeTestProfiles(merge, out); err != nil {
 			return err
@@ -450,6 +478,12 @@ func mergeTestProfiles(dir, out string) error {
 	if err != nil || len(files) == 0 {
 		return err // (no test binary ran: -c, -run matched no package, a build failed)
 	}
+	if len(files) == 1 {
+		if err := os.Rename(files[0], out); err == nil {
+			return nil
+		}
+		// (another file system: written again below)
+	}
 	sort.Strings(files)
 	p, err := loadProfiles(files, isLarge(files))
 	if err != nil {
@@ -459,7 +493,7 @@ func mergeTestProfiles(dir, out string) error {
 		return fail("KPROF_OUT=%s: %v", out, err)
 	}
 	if len(files) > 1 {
-		fmt.Fprintf(os.Stderr, "kprof: KPROF_OUT=%s: the profiles of %d test binaries, merged\n", out, len(files))
+		fmt.Fprintf(os.Stderr, "kprof: KPROF_OUT=%s: the profiles of %d test processes, merged\n", out, len(files))
 	}
 	return nil
 }

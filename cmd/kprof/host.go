@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kprof/kprof"
+	"github.com/kprof/kprof/toolchain"
 )
 
 // The instrumenter type-checks every package it rewrites with go/types,
@@ -49,14 +50,18 @@ func hostKprof(self, goVersion, goroot, cacheDir string) (string, error) {
 		return "", err
 	}
 	sum := h.Sum(nil)
-	dir := filepath.Join(cacheDir, "host-"+goVersion+"-"+hex.EncodeToString(sum[:8]))
+	release := strings.Fields(goVersion)[0] // ("go1.27.3 X:…": the wrapper's path has no space)
+	dir := filepath.Join(cacheDir, "host-"+release+"-"+hex.EncodeToString(sum[:8]))
 	exe := filepath.Join(dir, "kprof")
 	if _, err := os.Stat(exe); err == nil {
 		markUsed(dir, time.Now())
 		return exe, nil
 	}
-	progress := newProgress(fmt.Sprintf("kprof: building kprof with %s to check its language (first time only)", goVersion))
+	progress := newProgress(fmt.Sprintf("kprof: building kprof with %s to check its language (first time only)", release))
 	defer progress.done()
+	if err := os.MkdirAll(cacheDir, 0o777); err != nil {
+		return "", err
+	}
 	tmp, err := os.MkdirTemp(cacheDir, "host-build-")
 	if err != nil {
 		return "", err
@@ -67,15 +72,18 @@ func hostKprof(self, goVersion, goroot, cacheDir string) (string, error) {
 	}
 	out := filepath.Join(tmp, "kprof.exe")
 	cmd := exec.Command(filepath.Join(goroot, "bin", "go"), "build", "-trimpath", "-o", out, "./cmd/kprof")
-	cmd.Dir = tmp
-	// For this machine (not the build's GOOS and GOARCH), from kprof's own
-	// go.mod and go.sum, whatever the user's workspace or flags.
-	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOOS=", "GOARCH=", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOEXPERIMENT=")
+	cmd.Dir = tmp // (kprof's go.mod and go.sum)
+	cmd.Env = toolchain.ToolEnv(goroot)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("kprof was built with %s, and checking %s code needs a kprof built with %s; building one failed: %v\n%s\n(or install kprof with that release: GOTOOLCHAIN=%s go install github.com/kprof/kprof/cmd/kprof)",
-			runtime.Version(), version.Lang(goVersion), goVersion, err, strings.TrimSpace(stderr.String()), goVersion)
+		// Offline, say, without the modules kprof needs: the build goes
+		// on, as before, with packages this kprof cannot check left
+		// uninstrumented, each named in a warning.
+		progress.done()
+		fmt.Fprintf(os.Stderr, "kprof: warning: kprof was built with %s and cannot check all %s code; building kprof with %s failed, so packages that use what is new in %s are not instrumented (install kprof with that release: GOTOOLCHAIN=%s go install github.com/kprof/kprof/cmd/kprof): %v\n%s\n",
+			runtime.Version(), version.Lang(release), release, version.Lang(release), release, err, strings.TrimSpace(stderr.String()))
+		return self, nil
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return "", err

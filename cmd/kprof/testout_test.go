@@ -28,7 +28,7 @@ func TestTestProfileMerge(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kprof test: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "the profiles of 2 test binaries, merged") {
+	if !strings.Contains(out, "the profiles of 2 test processes, merged") {
 		t.Errorf("kprof test did not say it merged two profiles:\n%s", out)
 	}
 	for _, stray := range []string{"a/util/both.kprof", "b/util/both.kprof"} {

@@ -188,7 +188,10 @@ func KprofSetGoexitHook(f func()) { kprofGoexitHook = f }
 // which NumGoroutine, Stack of all goroutines, the goroutine profile and
 // the deadlock check leave out, as they leave out the runtime's own. The
 // agent's helpers (its signal watcher) are not the program's goroutines,
-// and must not show up in its goroutine-leak checks.
+// and must not show up in its goroutine-leak checks. (Not inlined: the
+// goroutine's function must be this closure of package runtime.)
+//
+//go:noinline
 func KprofGo(f func()) {
 	go func() { f() }()
 }
