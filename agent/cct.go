@@ -340,7 +340,7 @@ type pending struct {
 // few contexts (a request handler, a paused parallel test) costs little.
 const (
 	minKidsBits = 6
-	kidsBits    = 10
+	kidsBits    = 12
 )
 
 // mergeNodes is the size of a tree, in contexts, from which a goroutine
