@@ -431,7 +431,7 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 	src := em.Bytes("")
 	// The tables go to Output.Tables; the import stays in use without
 	// them.
-	src = fmt.Appendf(src, "\n\ntype _ = %s.Func\n", counterAlias)
+	src = fmt.Appendf(src, "\n\nvar _ *%s.Func\n", counterAlias)
 	var tabs strings.Builder
 	fmt.Fprintf(&tabs, "\nvar %s = [...]%s.Func{\n", em.table, counterAlias)
 	for _, e := range em.entries {

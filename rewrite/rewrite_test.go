@@ -154,7 +154,35 @@ func TestGolden(t *testing.T) {
 			}
 			_, out := instrument(t, filepath.Base(file), src)
 			checkGolden(t, file, golden, rendered(out), "TestGolden")
+			typeCheck(t, src, out)
 		})
+	}
+}
+
+// typeCheck type-checks the rewrite of the one-file package src, with
+// its tables, at the file's language version ("// lang:" line, as
+// instrumentWith reads it): what kprof inserts must compile where the
+// file does.
+func typeCheck(t *testing.T, src []byte, out *Output) {
+	t.Helper()
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for i, text := range [][]byte{out.Tables, out.Files[0]} {
+		if text == nil {
+			continue
+		}
+		f, err := parser.ParseFile(fset, fmt.Sprintf("rewritten%d.go", i), text, 0)
+		if err != nil {
+			t.Fatalf("rewritten source: %v", err)
+		}
+		files = append(files, f)
+	}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	if lang, ok := strings.CutPrefix(string(src[:bytes.IndexByte(src, '\n')+1]), "// lang: "); ok {
+		conf.GoVersion = strings.TrimSpace(lang)
+	}
+	if _, err := conf.Check(files[0].Name.Name, fset, files, nil); err != nil {
+		t.Errorf("the rewritten source does not type-check (%s): %v", conf.GoVersion, err)
 	}
 }
 
