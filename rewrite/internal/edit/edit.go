@@ -83,7 +83,14 @@ func (b *Buffer) Bytes(prefix string) []byte {
 			// The position the text that follows had, //line directives
 			// of the original (cgo's output has them) included.
 			pos := b.tf.PositionFor(b.tf.Pos(last), true)
-			fmt.Fprintf(&buf, "/*line %s:%d:%d*/", pos.Filename, pos.Line, pos.Column)
+			if pos.Column == 0 {
+				// Under a directive that gave no column (ragel's and
+				// goyacc's output: "//line parser.y:12"), none is known;
+				// the compiler refuses column 0.
+				fmt.Fprintf(&buf, "/*line %s:%d*/", pos.Filename, pos.Line)
+			} else {
+				fmt.Fprintf(&buf, "/*line %s:%d:%d*/", pos.Filename, pos.Line, pos.Column)
+			}
 		}
 	}
 	buf.Write(b.src[last:])
