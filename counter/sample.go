@@ -1101,6 +1101,11 @@ type Paused struct {
 // test suite runs after every test, find nothing of the agent's).
 func GoHidden(f func()) { goHidden(f) }
 
+// SignalWanted reports whether os/signal delivers the signal numbered s
+// to some channel (signal.Notify): after the agent stops its own, whether
+// the program handles the signal itself. (Outside kprof builds: false.)
+func SignalWanted(s uint32) bool { return signalWanted(s) }
+
 // Suspend stops counting on the calling goroutine until Resume: its checks
 // do not fire and what it runs is not counted. The agent suspends counting
 // for work outside Sample (writing the profile); package testing suspends

@@ -155,13 +155,33 @@ func init() {
 		agent.SetLive(l)
 	})
 	agent.AtExit(func() { write(true) })
-	// SIGINT and SIGTERM: write the profile, then let the signal have its
-	// usual effect. The watcher is hidden from the program (its leak
-	// checks count goroutines).
+	watchSignals(write)
+}
+
+// watchSignals makes SIGINT and SIGTERM write the profile, then have
+// their usual effect, unless the program handles them itself: it then got
+// the signal too, and the profile is written when it exits, as usual. A
+// signal ignored from the start (nohup, a shell's background job) stays
+// ignored. The watcher is hidden from the program (its leak checks count
+// goroutines).
+func watchSignals(write func(exiting bool)) {
+	var watched []os.Signal
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if !signal.Ignored(s) {
+			watched = append(watched, s)
+		}
+	}
+	if len(watched) == 0 {
+		return
+	}
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, watched...)
 	counter.GoHidden(func() {
 		sig := <-sigs
+		signal.Stop(sigs)
+		if n, ok := sig.(syscall.Signal); ok && counter.SignalWanted(uint32(n)) {
+			return // the program's own handler has it
+		}
 		agent.Suspend(func() { write(false) })
 		signal.Reset(sig)
 		if p, err := os.FindProcess(os.Getpid()); err == nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -49,6 +50,60 @@ func TestSignalWritesProfile(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%v: profile has no main.spin", sig)
+		}
+	}
+}
+
+// TestSignalHandledByProgram: a program that handles SIGINT and SIGTERM
+// itself gets every one (the agent's watcher used to reset the signal,
+// removing the program's handler, and raise it again: SIGTERM killed the
+// program before its shutdown ran), ends as it chooses, and writes its
+// profile at exit.
+func TestSignalHandledByProgram(t *testing.T) {
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/signalhandled")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		prof := filepath.Join(t.TempDir(), "p.kprof")
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "KPROF_OUT="+prof, "KPROF_MODE=exact")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(out)
+		var lines []string
+		for i := 0; i < 4; i++ {
+			if i > 0 {
+				cmd.Process.Signal(sig)
+			}
+			line, err := r.ReadString('\n')
+			if err != nil {
+				break
+			}
+			lines = append(lines, strings.TrimSpace(line))
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("%v: %v, want a clean exit; output %q", sig, err, lines)
+		}
+		want := []string{"ready", "handled " + sig.String(), "handled " + sig.String(), "clean exit true"}
+		if strings.Join(lines, "|") != strings.Join(want, "|") {
+			t.Errorf("%v: output %q, want %q", sig, lines, want)
+		}
+		p, err := profile.ParseFile(prof)
+		if err != nil {
+			t.Fatalf("%v: %v", sig, err)
+		}
+		var spins int64
+		p.Walk(func(stack []profile.Func, n *profile.Node) {
+			if stack[len(stack)-1].Name == "main.spin" {
+				spins += n.Calls
+			}
+		})
+		if spins != 1 {
+			t.Errorf("%v: main.spin has %d calls in the profile, want 1 (written at exit)", sig, spins)
 		}
 	}
 }

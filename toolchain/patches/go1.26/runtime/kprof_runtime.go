@@ -5,6 +5,7 @@
 package runtime
 
 import (
+	"internal/runtime/atomic"
 	"internal/runtime/exithook"
 	"unsafe"
 )
@@ -194,6 +195,12 @@ func KprofSetGoexitHook(f func()) { kprofGoexitHook = f }
 //go:noinline
 func KprofGo(f func()) {
 	go func() { f() }()
+}
+
+// KprofSignalWanted reports whether os/signal delivers signal s to some
+// channel (signal.Notify), the program's or the agent's.
+func KprofSignalWanted(s uint32) bool {
+	return s < uint32(32*len(sig.wanted)) && atomic.Load(&sig.wanted[s/32])&(1<<(s&31)) != 0
 }
 
 // KprofAddExitHook runs f when the program exits (main returns or os.Exit).

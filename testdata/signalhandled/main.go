@@ -1,0 +1,29 @@
+// A program that handles SIGINT and SIGTERM itself (a graceful shutdown):
+// it must see every one and end as it chooses, with its profile written
+// at exit.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func spin(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += i % 7
+	}
+	return s
+}
+
+func main() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+	fmt.Println("ready")
+	for i := 0; i < 2; i++ {
+		fmt.Println("handled", <-c)
+	}
+	fmt.Println("clean exit", spin(1000) > 0)
+}
