@@ -76,7 +76,11 @@ func installGoShim(dir, self, goroot string, kf kprofFlags, target string, goArg
 	if err := os.MkdirAll(bin, 0o777); err != nil {
 		return nil, nil, err
 	}
-	script := "#!/bin/sh\nexec '" + strings.ReplaceAll(self, "'", `'\''`) + "' goshim \"$@\"\n"
+	// The script carries the settings too: a test may run go with an
+	// environment of its own (testscript does), PATH kept, the settings
+	// not.
+	shq := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	script := "#!/bin/sh\nif [ -z \"$" + goShimEnv + "\" ]; then " + goShimEnv + "=" + shq(string(settings)) + "; export " + goShimEnv + "; fi\nexec " + shq(self) + " goshim \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o777); err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kprof/kprof/profile"
@@ -73,6 +74,24 @@ func TestInstallGoShim(t *testing.T) {
 	if !slices.Equal(sh.Flags, []string{"-maxpath=50"}) {
 		t.Errorf("the shim's kprof flags %q, want -maxpath=50", sh.Flags)
 	}
+	// A test that runs go with an environment of its own (testscript),
+	// PATH kept and the settings not, still reaches the shim with them: the
+	// script carries them. (A stand-in kprof prints what it gets.)
+	fakeSelf := filepath.Join(t.TempDir(), "it's kprof")
+	if err := os.WriteFile(fakeSelf, []byte("#!/bin/sh\nprintf '%s %s' \"$1\" \"$"+goShimEnv+"\"\n"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	dir2 := t.TempDir()
+	if _, env2, err := installGoShim(dir2, fakeSelf, fakeRoot, kf, "", goArgs); err != nil {
+		t.Fatal(err)
+	} else {
+		cmd := exec.Command(filepath.Join(dir2, "goshim", "go"), "version")
+		cmd.Env = []string{"PATH=/usr/bin:/bin"}
+		got, err := cmd.Output()
+		if want := "goshim " + env2[0][len(goShimEnv)+1:]; err != nil || string(got) != want {
+			t.Errorf("the shim, run with PATH alone, passed %q (%v), want %q", got, err, want)
+		}
+	}
 	// Tests for another system run through go_GOOS_GOARCH_exec, found on
 	// PATH, as go test runs them without an -exec; the user's -exec wins.
 	bin := t.TempDir()
@@ -90,8 +109,8 @@ func TestInstallGoShim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "#!/bin/sh\nexec '/opt/k prof/kprof' goshim \"$@\"\n"; string(script) != want {
-		t.Errorf("the shim is %q, want %q", script, want)
+	if want := "\nexec '/opt/k prof/kprof' goshim \"$@\"\n"; !strings.HasPrefix(string(script), "#!/bin/sh\n") || !strings.HasSuffix(string(script), want) {
+		t.Errorf("the shim is %q, want a script ending in %q", script, want)
 	}
 }
 
