@@ -412,14 +412,21 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 	merge := ""
 	switch {
 	case verb != "test":
-	case out == "" && os.Getenv("KPROF_OUT_DIR") == "":
-		wd, _ := os.Getwd()
-		cmd.Env = append(cmd.Env, "KPROF_OUT_DIR="+wd)
-	case out != "" && os.Getenv("KPROF_INTERVAL") == "" && os.Getenv("KPROF_EVERY") == "":
+	case out == "" && os.Getenv("KPROF_OUT_DIR") != "":
+		// (the user's)
+	case os.Getenv("KPROF_INTERVAL") != "" || os.Getenv("KPROF_EVERY") != "":
+		// Each binary writes its files as a program does: to KPROF_OUT's
+		// stem, or to <package>.test.<n>.kprof where kprof test runs.
+		if out == "" {
+			wd, _ := os.Getwd()
+			cmd.Env = append(cmd.Env, "KPROF_OUT_DIR="+wd)
+		}
+	default:
 		// Every test binary would write KPROF_OUT (from its package's
-		// directory, if relative), the last one winning: they write to a
-		// directory of their own instead, merged into KPROF_OUT at the
-		// end, relative to where kprof test runs.
+		// directory, if relative), or <package>.test.kprof, the last one
+		// of a name winning: they write to a directory of their own
+		// instead, and kprof test writes their profiles where it runs at
+		// the end (collectTestProfiles).
 		dir, err := os.MkdirTemp("", "kprof-test-profiles-")
 		if err != nil {
 			return err
@@ -457,7 +464,7 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 		runErr = cmd.Run()
 	}
 	if merge != "" {
-		if err := mergeTestProfiles(merge, out); err != nil {
+		if err := collectTestProfiles(merge, out); err != nil {
 			return err
 		}
 	}
@@ -471,18 +478,80 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 	return nil
 }
 
-// mergeTestProfiles writes the profiles kprof test's binaries wrote to
-// dir (KPROF_OUT_MERGE) to out, merged if there are several.
-func mergeTestProfiles(dir, out string) error {
+// collectTestProfiles writes the profiles kprof test's binaries wrote to
+// dir (KPROF_OUT_MERGE, <program>.<pid>.kprof): to out, merged, if set;
+// else one per program to <program>.kprof in the working directory, as
+// before, the processes of one package merged (a test that runs its own
+// binary again), and packages of the same name (internal/util and
+// pkg/util) told apart by their import paths: internal_util.test.kprof.
+func collectTestProfiles(dir, out string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.kprof"))
 	if err != nil || len(files) == 0 {
 		return err // (no test binary ran: -c, -run matched no package, a build failed)
 	}
-	if len(files) == 1 {
-		if err := os.Rename(files[0], out); err == nil {
-			return nil
+	if out != "" {
+		return mergeTestProfiles(files, out)
+	}
+	sort.Strings(files)
+	byProg := make(map[string][]string)
+	var progs []string
+	for _, f := range files {
+		prog := strings.TrimSuffix(filepath.Base(f), ".kprof")
+		if i := strings.LastIndexByte(prog, '.'); i > 0 {
+			prog = prog[:i] // (the pid)
 		}
-		// (another file system: written again below)
+		if byProg[prog] == nil {
+			progs = append(progs, prog)
+		}
+		byProg[prog] = append(byProg[prog], f)
+	}
+	for _, prog := range progs {
+		fs := byProg[prog]
+		if len(fs) == 1 {
+			if err := mergeTestProfiles(fs, prog+".kprof"); err != nil {
+				return err
+			}
+			continue
+		}
+		byPath := make(map[string][]string)
+		var paths []string
+		for _, f := range fs {
+			p, err := loadProfile(f)
+			if err != nil {
+				return fail("%v", err)
+			}
+			path := prog
+			for _, l := range p.Meta.Labels {
+				if l.Key == "path" && l.Value != "" {
+					path = l.Value
+				}
+			}
+			if byPath[path] == nil {
+				paths = append(paths, path)
+			}
+			byPath[path] = append(byPath[path], f)
+		}
+		for _, path := range paths {
+			name := prog + ".kprof"
+			if len(paths) > 1 {
+				name = strings.ReplaceAll(path, "/", "_") + ".kprof"
+			}
+			if err := mergeTestProfiles(byPath[path], name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergeTestProfiles writes the profiles files to out, merged if there
+// are several.
+func mergeTestProfiles(files []string, out string) error {
+	if len(files) == 1 {
+		if err := moveFile(files[0], out); err != nil {
+			return fail("%s: %v", out, err)
+		}
+		return nil
 	}
 	sort.Strings(files)
 	p, err := loadProfiles(files, isLarge(files))
@@ -490,12 +559,32 @@ func mergeTestProfiles(dir, out string) error {
 		return err
 	}
 	if err := p.WriteFile(out); err != nil {
-		return fail("KPROF_OUT=%s: %v", out, err)
+		return fail("%s: %v", out, err)
 	}
-	if len(files) > 1 {
-		fmt.Fprintf(os.Stderr, "kprof: KPROF_OUT=%s: the profiles of %d test processes, merged\n", out, len(files))
-	}
+	fmt.Fprintf(os.Stderr, "kprof: %s: the profiles of %d test processes, merged\n", out, len(files))
 	return nil
+}
+
+// moveFile moves the file from to the path to, copying it if they are on
+// different file systems.
+func moveFile(from, to string) error {
+	if os.Rename(from, to) == nil {
+		return nil
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 func writeConfig(path string, cfg *toolexec.Config) error {

@@ -125,7 +125,7 @@ func main() {
 				Name:            "test",
 				Usage:           "test packages with instruction counting (go test flags accepted)",
 				ArgsUsage:       "[test flags] [packages]",
-				Description:     buildHelp + "\n\nEach test binary writes <package>.test.kprof in the current directory.\n\n" + benchHelp,
+				Description:     buildHelp + "\n\nEach test binary writes <package>.test.kprof in the current directory (packages of one name: <import path, / as _>.test.kprof); with KPROF_OUT set, kprof test merges them all into that file.\n\n" + benchHelp,
 				SkipFlagParsing: true,
 				Action:          func(c *cli.Context) error { return runGoOrHelp(c, "test") },
 			},

@@ -49,4 +49,30 @@ func TestTestProfileMerge(t *testing.T) {
 			t.Errorf("%s: %d calls in the merged profile, want 1", f, calls[f])
 		}
 	}
+
+	// Without KPROF_OUT, one profile per package where kprof test ran,
+	// the two named util told apart by their import paths.
+	out, err = runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT="}, kprofBin, "test", "-count=1", "./...")
+	if err != nil {
+		t.Fatalf("kprof test: %v\n%s", err, out)
+	}
+	for name, f := range map[string]string{"m_a_util.test.kprof": "m/a/util.A", "m_b_util.test.kprof": "m/b/util.B"} {
+		p, err := profile.ParseFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%v (kprof test printed %s)", err, out)
+			continue
+		}
+		n := int64(0)
+		p.Walk(func(stack []profile.Func, node *profile.Node) {
+			if stack[len(stack)-1].Name == f {
+				n += node.Calls
+			}
+		})
+		if n != 1 {
+			t.Errorf("%s: %s has %d calls, want 1", name, f, n)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "util.test.kprof")); err == nil {
+		t.Error("util.test.kprof written: one package's profile over the other's")
+	}
 }
