@@ -463,19 +463,19 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 	} else {
 		runErr = cmd.Run()
 	}
+	var collectErr error
 	if merge != "" {
-		if err := collectTestProfiles(merge, out); err != nil {
-			return err
-		}
+		collectErr = collectTestProfiles(merge, out)
 	}
 	if runErr != nil {
+		// (The tests' status first: a profile's error is on stderr.)
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
 			return exitStatus(ee.ExitCode())
 		}
 		return runErr
 	}
-	return nil
+	return collectErr
 }
 
 // collectTestProfiles writes the profiles kprof test's binaries wrote to
@@ -505,11 +505,14 @@ func collectTestProfiles(dir, out string) error {
 		}
 		byProg[prog] = append(byProg[prog], f)
 	}
+	// One profile that cannot be read or written does not lose the
+	// others: each error is reported (fail), the last returned.
+	var lastErr error
 	for _, prog := range progs {
 		fs := byProg[prog]
 		if len(fs) == 1 {
 			if err := mergeTestProfiles(fs, prog+".kprof"); err != nil {
-				return err
+				lastErr = err
 			}
 			continue
 		}
@@ -518,7 +521,8 @@ func collectTestProfiles(dir, out string) error {
 		for _, f := range fs {
 			p, err := loadProfile(f)
 			if err != nil {
-				return fail("%v", err)
+				lastErr = fail("%v", err)
+				continue
 			}
 			path := prog
 			for _, l := range p.Meta.Labels {
@@ -537,11 +541,11 @@ func collectTestProfiles(dir, out string) error {
 				name = strings.ReplaceAll(path, "/", "_") + ".kprof"
 			}
 			if err := mergeTestProfiles(byPath[path], name); err != nil {
-				return err
+				lastErr = err
 			}
 		}
 	}
-	return nil
+	return lastErr
 }
 
 // mergeTestProfiles writes the profiles files to out, merged if there
@@ -566,9 +570,10 @@ func mergeTestProfiles(files []string, out string) error {
 }
 
 // moveFile moves the file from to the path to, copying it if they are on
-// different file systems.
+// different file systems or to is not a regular file (a symbolic link,
+// /dev/null), which a rename would replace.
 func moveFile(from, to string) error {
-	if os.Rename(from, to) == nil {
+	if fi, err := os.Lstat(to); (err != nil || fi.Mode().IsRegular()) && os.Rename(from, to) == nil {
 		return nil
 	}
 	in, err := os.Open(from)
