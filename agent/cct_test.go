@@ -203,6 +203,7 @@ func TestWriteFinal(t *testing.T) {
 // Profile, which merges them: the file is the one Profile writes.
 func TestWriteFinalTwins(t *testing.T) {
 	twin := &Func{Name: fa.Name, File: fa.File, Line: fa.Line}
+	defer runtime.KeepAlive(twin) // (referred to from the off-heap tree)
 	a := NewCCT(Settings{Mode: profile.ModeExact})
 	*counter.Local() = nil
 	a.Register()
@@ -295,7 +296,9 @@ func TestSampleRuns(t *testing.T) {
 	for i := range rs {
 		rs[i].Name = fmt.Sprint("r", i)
 	}
+	r := &Func{Name: "r"}
 	defer runtime.KeepAlive(rs)
+	defer runtime.KeepAlive(r)
 	run := func(runs bool) []byte {
 		a := NewCCT(Settings{Mode: profile.ModeExact})
 		// A goroutine that ended left a large tree.
@@ -316,7 +319,7 @@ func TestSampleRuns(t *testing.T) {
 		for i := 0; g.nodes.n < mergeNodes-1; i++ {
 			a.SampleCall(nil, 0, &rs[i], 1)
 		}
-		stack = append(stack[:0], &Func{Name: "r"}, fa, fb, fa, fb)
+		stack = append(stack[:0], r, fa, fb, fa, fb)
 		if runs {
 			a.SampleEntries(stack, 0, []int64{1, 2, 3, 0, 4})
 			a.SampleReturns(stack, len(stack), []int64{1, 0, 3})
@@ -397,6 +400,7 @@ func TestTakeMerged(t *testing.T) {
 	for i := range fs {
 		fs[i] = &Func{Name: fmt.Sprintf("f%d", i), File: "p/f.go", Line: i}
 	}
+	defer runtime.KeepAlive(fs) // (referred to from off-heap trees)
 	// run samples a goroutine on a new g: stacks of a recursion through
 	// fs, a tree of about depth²/2 contexts (shift changes the leaves), up
 	// to the sample after which stop reports true or the limit-th, and
@@ -508,6 +512,7 @@ func TestChunkReuse(t *testing.T) {
 	for i := range fs {
 		fs[i] = &Func{Name: fmt.Sprintf("f%d", i), File: "p/f.go", Line: i}
 	}
+	defer runtime.KeepAlive(fs) // (referred to from off-heap trees)
 	for _, mode := range []string{profile.ModeSample, profile.ModeExact} {
 		t.Run(mode, func(t *testing.T) {
 			a := NewCCT(Settings{Mode: mode, Granularity: 1})
