@@ -706,10 +706,12 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 			return
 		}
 		if !f.generics {
-			// Below go1.18: the tick in a function literal called in
-			// place, which the compiler inlines.
-			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("func() %s { _ = %s; return ", ts, c.tick()))
-			f.Insert(e.End(), rankClose, " }()")
+			// Below go1.18: the value in an array indexed by the tick's
+			// I, evaluated in V's order (the value, then the tick). A
+			// function literal would shift the numbers of the
+			// function's other literals (main.f.func2 for func1).
+			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("[1]%s{", ts))
+			f.Insert(e.End(), rankClose, fmt.Sprintf("}[%s.I(%s)]", counterAlias, c.tick()))
 			return
 		}
 		if chk && c.depth != "" && c.preWho != "nil" {

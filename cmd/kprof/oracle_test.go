@@ -279,7 +279,7 @@ func TestOldLanguageVersions(t *testing.T) {
 		progs []string
 	}{
 		{"1.12", []string{"closures", "fig4", "gotos", "methods", "loopvars"}},
-		{"1.16", []string{"folds", "inlining", "lazy", "logic", "merges", "recursion", "selects", "selfloop", "strs"}},
+		{"1.16", []string{"folds", "inlining", "lazy", "logic", "merges", "recursion", "selects", "selfloop", "strs", "switches"}},
 		{"1.17", []string{"closures", "methods", "recursion"}},
 		{"1.21", []string{"loopvars", "closures"}},
 	} {

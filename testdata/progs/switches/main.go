@@ -9,7 +9,7 @@ type rect struct{ w, h int }
 func (q sq) area() int   { return q.s * q.s }
 func (r rect) area() int { return r.w * r.h }
 
-func classify(x any) int {
+func classify(x interface{}) int {
 	switch v := x.(type) {
 	case nil:
 		return -1
@@ -29,7 +29,7 @@ func classify(x any) int {
 	return 0
 }
 
-func kind(x any) int {
+func kind(x interface{}) int {
 	n := 0
 	switch x.(type) {
 	case int:
@@ -111,7 +111,7 @@ func lists(b byte, i8 int8, t tok, r rune, xs []int) int {
 }
 
 func main() {
-	xs := []any{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
+	xs := []interface{}{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
 	s := 0
 	for _, x := range xs {
 		s += classify(x) + kind(x)

@@ -1,0 +1,3 @@
+module example.com/oldclosures
+
+go 1.16
