@@ -1129,11 +1129,14 @@ func Resume(p Paused) {
 	s.InAgent = p.inAgent
 }
 
-// AtExit runs f when the program exits: main returns or os.Exit. The
-// exiting goroutine first reports its unsampled instructions to the agent,
-// as a goroutine does when it ends.
+// AtExit runs f when the program exits: main returns, os.Exit, or a panic
+// that nothing recovered ends it. The exiting goroutine first reports its
+// unsampled instructions to the agent, as a goroutine does when it ends.
 func AtExit(f func()) {
 	addExitHook(func() {
+		if st().InAgent {
+			return // a panic in the agent itself: its data may be half-written
+		}
 		goexit()
 		endPeriod(st(), st().Gran)
 		f()

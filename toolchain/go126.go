@@ -110,6 +110,9 @@ var runtimeEdits = map[string][]Edit{
 	"mgc.go": {
 		{"\tclearpools()\n", "\tclearpools(); if kprofDet && trigger.kind == gcTriggerCycle { kprofPoolGC() }\n"},
 	},
+	"panic.go": {
+		{"\tpreprintpanics(&p)\n\n\tfatalpanic(&p)", "\tpreprintpanics(&p); kprofPanicExit()\n\n\tfatalpanic(&p)"},
+	},
 }
 
 // inlinerPatches are the edits to cmd/compile/internal/inline/inl.go: the

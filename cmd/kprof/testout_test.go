@@ -76,3 +76,33 @@ func TestTestProfileMerge(t *testing.T) {
 		t.Error("util.test.kprof written: one package's profile over the other's")
 	}
 }
+
+// TestTestPanicProfile runs a test that panics: kprof test fails as go
+// test does, and the test binary's profile is still written, with what
+// ran before the panic.
+func TestTestPanicProfile(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"go.mod":      "module m\n\ngo 1.22\n",
+		"p/p.go":      "package p\n\nfunc Sum(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum(1000) == 499500 {\n\t\tpanic(\"boom\")\n\t}\n}\n",
+	})
+	out, err := runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT="}, kprofBin, "test", "-count=1", "./...")
+	if err == nil || !strings.Contains(out, "panic: boom") {
+		t.Fatalf("kprof test of a panicking test: %v, want a failure with the panic\n%s", err, out)
+	}
+	p, err := profile.ParseFile(filepath.Join(dir, "p.test.kprof"))
+	if err != nil {
+		t.Fatalf("%v (kprof test printed %s)", err, out)
+	}
+	var calls int64
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
+		if stack[len(stack)-1].Name == "m/p.Sum" {
+			calls += n.Calls
+		}
+	})
+	if calls != 1 {
+		t.Errorf("m/p.Sum has %d calls in the profile, want 1", calls)
+	}
+}

@@ -203,9 +203,33 @@ func KprofSignalWanted(s uint32) bool {
 	return s < uint32(32*len(sig.wanted)) && atomic.Load(&sig.wanted[s/32])&(1<<(s&31)) != 0
 }
 
-// KprofAddExitHook runs f when the program exits (main returns or os.Exit).
+// KprofAddExitHook runs f when the program exits: main returns, os.Exit,
+// or a panic that nothing recovered (kprofPanicExit).
 func KprofAddExitHook(f func()) {
 	exithook.Add(exithook.Hook{F: f, RunOnFailure: true})
+	kprofPanicHooks = append(kprofPanicHooks, f)
+}
+
+var (
+	kprofPanicHooks []func()
+	kprofPanicRan   atomic.Uint32
+)
+
+// kprofPanicExit runs kprof's exit hooks when a panic that nothing
+// recovered is about to end the program (gopanic, after preprintpanics
+// ran the values' Error and String methods): the profile of a crashing
+// program, or of a test binary whose test panicked, is written as at
+// exit. Not from a goroutine that holds runtime locks or allocates, and
+// once: a hook that panics in turn ends the program without them. The
+// other exit hooks (coverage's) do not run on a panic, as without kprof.
+func kprofPanicExit() {
+	gp := getg()
+	if gp.m == nil || gp != gp.m.curg || gp.m.locks != 0 || gp.m.mallocing != 0 || !kprofPanicRan.CompareAndSwap(0, 1) {
+		return
+	}
+	for _, f := range kprofPanicHooks {
+		f()
+	}
 }
 
 // KprofAlloc returns size bytes of zeroed memory outside the Go heap, never
