@@ -414,17 +414,11 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 	case verb != "test":
 	case out == "" && os.Getenv("KPROF_OUT_DIR") != "":
 		// (the user's)
-	case os.Getenv("KPROF_INTERVAL") != "" || os.Getenv("KPROF_EVERY") != "":
-		// Each binary writes its files as a program does: to KPROF_OUT's
-		// stem, or to <package>.test.<n>.kprof where kprof test runs.
-		if out == "" {
-			wd, _ := os.Getwd()
-			cmd.Env = append(cmd.Env, "KPROF_OUT_DIR="+wd)
-		}
 	default:
 		// Every test binary would write KPROF_OUT (from its package's
 		// directory, if relative), or <package>.test.kprof, the last one
-		// of a name winning: they write to a directory of their own
+		// of a name winning, and so would their KPROF_INTERVAL and
+		// KPROF_EVERY files: they write to a directory of their own
 		// instead, and kprof test writes their profiles where it runs at
 		// the end (collectTestProfiles).
 		dir, err := os.MkdirTemp("", "kprof-test-profiles-")
@@ -484,15 +478,100 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 // before, the processes of one package merged (a test that runs its own
 // binary again), and packages of the same name (internal/util and
 // pkg/util) told apart by their import paths: internal_util.test.kprof.
+// The interval profiles of KPROF_INTERVAL and KPROF_EVERY
+// (<program>.<pid>.<n>.kprof) go beside the profile their process's went
+// to, <stem>.<n>.kprof, as a program writes them; <stem>.<pid>.<n>.kprof
+// where several processes went to one profile (their intervals are not
+// the same stretches of time, and are not merged).
 func collectTestProfiles(dir, out string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.kprof"))
 	if err != nil || len(files) == 0 {
 		return err // (no test binary ran: -c, -run matched no package, a build failed)
 	}
-	if out != "" {
-		return mergeTestProfiles(files, out)
-	}
 	sort.Strings(files)
+	var finals []string
+	intervals := make(map[string][]string) // by process, <program>.<pid>
+	for _, f := range files {
+		if proc, ok := intervalProcess(f); ok {
+			intervals[proc] = append(intervals[proc], f)
+		} else {
+			finals = append(finals, f)
+		}
+	}
+	dest, lastErr := testProfileNames(finals, out)
+	byDest := make(map[string][]string)
+	var dests []string
+	for _, f := range finals {
+		if _, ok := dest[f]; !ok {
+			continue // (unreadable: reported)
+		}
+		if byDest[dest[f]] == nil {
+			dests = append(dests, dest[f])
+		}
+		byDest[dest[f]] = append(byDest[dest[f]], f)
+	}
+	for _, d := range dests {
+		if err := mergeTestProfiles(byDest[d], d); err != nil {
+			lastErr = err
+		}
+	}
+	procs := make([]string, 0, len(intervals))
+	for proc := range intervals {
+		procs = append(procs, proc)
+	}
+	sort.Strings(procs)
+	for _, proc := range procs {
+		final := filepath.Join(dir, proc+".kprof")
+		d, ok := dest[final]
+		if !ok { // (the process wrote no final profile: it crashed)
+			d = strings.TrimSuffix(proc, filepath.Ext(proc)) + ".kprof"
+			if out != "" {
+				d = out
+			}
+		}
+		stem := strings.TrimSuffix(d, ".kprof")
+		if len(byDest[d]) > 1 || !ok && len(byDest[d]) > 0 {
+			stem += filepath.Ext(proc) // .<pid>
+		}
+		for _, f := range intervals[proc] {
+			n := filepath.Ext(strings.TrimSuffix(f, ".kprof"))
+			if err := moveFile(f, stem+n+".kprof"); err != nil {
+				lastErr = fail("%s: %v", stem+n+".kprof", err)
+			}
+		}
+	}
+	return lastErr
+}
+
+// intervalProcess reports whether f, in kprof test's directory of
+// profiles, is an interval profile, <program>.<pid>.<n>.kprof, and
+// returns its process, <program>.<pid> (a test binary's name ends in
+// .test, not in a number).
+func intervalProcess(f string) (string, bool) {
+	parts := strings.Split(strings.TrimSuffix(filepath.Base(f), ".kprof"), ".")
+	k := len(parts)
+	if k < 3 || !allDigits(parts[k-1]) || !allDigits(parts[k-2]) {
+		return "", false
+	}
+	return strings.Join(parts[:k-1], "."), true
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// testProfileNames returns the name each of the final profiles files
+// (<program>.<pid>.kprof) goes to (see collectTestProfiles). A profile
+// that cannot be read is reported and left out; the last such error is
+// returned.
+func testProfileNames(files []string, out string) (map[string]string, error) {
+	dest := make(map[string]string)
+	if out != "" {
+		for _, f := range files {
+			dest[f] = out
+		}
+		return dest, nil
+	}
 	byProg := make(map[string][]string)
 	var progs []string
 	for _, f := range files {
@@ -505,19 +584,15 @@ func collectTestProfiles(dir, out string) error {
 		}
 		byProg[prog] = append(byProg[prog], f)
 	}
-	// One profile that cannot be read or written does not lose the
-	// others: each error is reported (fail), the last returned.
 	var lastErr error
 	for _, prog := range progs {
 		fs := byProg[prog]
 		if len(fs) == 1 {
-			if err := mergeTestProfiles(fs, prog+".kprof"); err != nil {
-				lastErr = err
-			}
+			dest[fs[0]] = prog + ".kprof"
 			continue
 		}
-		byPath := make(map[string][]string)
-		var paths []string
+		paths := make(map[string]string)
+		seen := make(map[string]bool)
 		for _, f := range fs {
 			p, err := loadProfile(f)
 			if err != nil {
@@ -530,22 +605,17 @@ func collectTestProfiles(dir, out string) error {
 					path = l.Value
 				}
 			}
-			if byPath[path] == nil {
-				paths = append(paths, path)
-			}
-			byPath[path] = append(byPath[path], f)
+			paths[f] = path
+			seen[path] = true
 		}
-		for _, path := range paths {
-			name := prog + ".kprof"
-			if len(paths) > 1 {
-				name = strings.ReplaceAll(path, "/", "_") + ".kprof"
-			}
-			if err := mergeTestProfiles(byPath[path], name); err != nil {
-				lastErr = err
+		for f, path := range paths {
+			dest[f] = prog + ".kprof"
+			if len(seen) > 1 {
+				dest[f] = strings.ReplaceAll(path, "/", "_") + ".kprof"
 			}
 		}
 	}
-	return lastErr
+	return dest, lastErr
 }
 
 // mergeTestProfiles writes the profiles files to out, merged if there

@@ -75,6 +75,35 @@ func TestTestProfileMerge(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "util.test.kprof")); err == nil {
 		t.Error("util.test.kprof written: one package's profile over the other's")
 	}
+
+	// Interval profiles (KPROF_EVERY; the last one at exit) go beside
+	// their process's profile, none over another's.
+	for _, tc := range []struct {
+		out  string
+		want []string
+	}{
+		{"", []string{"m_a_util.test.1.kprof", "m_b_util.test.1.kprof"}},
+		{"every.kprof", []string{"every.*.1.kprof", "every.*.1.kprof"}},
+	} {
+		out, err = runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT=" + tc.out, "KPROF_EVERY=1000000"}, kprofBin, "test", "-count=1", "./...")
+		if err != nil {
+			t.Fatalf("kprof test, KPROF_OUT=%q KPROF_EVERY: %v\n%s", tc.out, err, out)
+		}
+		for _, pattern := range tc.want {
+			m, _ := filepath.Glob(filepath.Join(dir, pattern))
+			if want := strings.Count(strings.Join(tc.want, " "), pattern); len(m) != want {
+				t.Errorf("KPROF_OUT=%q: %d files %s, want %d (kprof test printed %s)", tc.out, len(m), pattern, want, out)
+			}
+			for _, f := range m {
+				if _, err := profile.ParseFile(f); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.kprof")); len(m) != 0 {
+		t.Errorf("profiles written in package directories: %v", m)
+	}
 }
 
 // TestTestPanicProfile runs a test that panics: kprof test fails as go
