@@ -1101,10 +1101,12 @@ type Paused struct {
 // test suite runs after every test, find nothing of the agent's).
 func GoHidden(f func()) { goHidden(f) }
 
-// SignalWanted reports whether os/signal delivers the signal numbered s
-// to some channel (signal.Notify): after the agent stops its own, whether
-// the program handles the signal itself. (Outside kprof builds: false.)
-func SignalWanted(s uint32) bool { return signalWanted(s) }
+// SignalDelivered returns the number of channels (signal.Notify's)
+// os/signal delivered the signal numbered s to last, the agent's
+// included: more than one, and the program handled it too. A receiver of
+// s reads the count of its delivery or a later one's. (Outside kprof
+// builds: 0.)
+func SignalDelivered(s uint32) int { return signalDelivered(s) }
 
 // Suspend stops counting on the calling goroutine until Resume: its checks
 // do not fire and what it runs is not counted. The agent suspends counting

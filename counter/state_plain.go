@@ -38,7 +38,7 @@ func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) {}
 func onUserStack() bool                                     { return true }
 func setGoexitHook(f func())                                {}
 func goHidden(f func())                                     { go f() }
-func signalWanted(s uint32) bool                            { return false }
+func signalDelivered(s uint32) int                          { return 0 }
 func addExitHook(f func())                                  {}
 func claimPending() int64 {
 	n := plain.Gran - plain.Count

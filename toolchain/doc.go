@@ -3,8 +3,9 @@
 // treats kprof's inserted calls as free and whose back end lays kprof's
 // checks out of the way), and the compile steps of packages runtime (the
 // per-goroutine counter and stack in runtime.g, deterministic mode's
-// randomness), sync (sync.Pool per goroutine in deterministic mode) and
-// testing (instructions/op for every benchmark).
+// randomness), sync (sync.Pool per goroutine in deterministic mode),
+// testing (instructions/op for every benchmark) and os/signal (how many
+// subscriptions each signal went to, for the agent's signal watcher).
 //
 // # Releases
 //

@@ -22,6 +22,12 @@ var go126 = &Release{
 			Fields: map[string]Field{"runtime2.go": {"g", "kprof KprofGState"}},
 		},
 		"sync": {Edits: map[string][]Edit{"pool.go": syncEdits}},
+		// os/signal counts the subscriptions each signal goes to
+		// (patches/go1.26/os/signal), for the agent's watcher of SIGINT
+		// and SIGTERM.
+		"os/signal": {Edits: map[string][]Edit{"signal.go": {
+			{"\tdefer handlers.Unlock()\n\n\tfor c, h := range handlers.m {\n", "\tdefer handlers.Unlock(); kprofCount(n)\n\n\tfor c, h := range handlers.m {\n"},
+		}}},
 		"testing": {
 			Edits:  map[string][]Edit{"benchmark.go": testingEdits},
 			Fields: map[string]Field{"benchmark.go": {"B", "kprof kprofBench"}},

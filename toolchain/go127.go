@@ -19,8 +19,9 @@ var go127 = &Release{
 			Edits:  go127RuntimeEdits(),
 			Fields: go126.Packages["runtime"].Fields,
 		},
-		"sync":    go126.Packages["sync"],
-		"testing": go126.Packages["testing"],
+		"sync":      go126.Packages["sync"],
+		"testing":   go126.Packages["testing"],
+		"os/signal": go126.Packages["os/signal"],
 	},
 }
 

@@ -165,35 +165,28 @@ func init() {
 // ignored. The watcher is hidden from the program (its leak checks count
 // goroutines).
 func watchSignals(write func(exiting bool)) {
-	sigs := make(chan os.Signal, 1)
-	// watch subscribes to the signals not ignored now.
-	watch := func() bool {
-		var watched []os.Signal
-		for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
-			if !signal.Ignored(s) {
-				watched = append(watched, s)
-			}
+	var watched []os.Signal
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if !signal.Ignored(s) {
+			watched = append(watched, s)
 		}
-		if len(watched) > 0 {
-			signal.Notify(sigs, watched...)
-		}
-		return len(watched) > 0
 	}
-	if !watch() {
+	if len(watched) == 0 {
 		return
 	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, watched...)
 	counter.GoHidden(func() {
 		for {
 			sig := <-sigs
-			signal.Stop(sigs)
-			if n, ok := sig.(syscall.Signal); ok && counter.SignalWanted(uint32(n)) {
-				// The program's own handler has it; the next may be ours
-				// (a program that lets a second Ctrl-C kill it).
-				if watch() {
-					continue
-				}
-				return
+			if n, ok := sig.(syscall.Signal); ok && counter.SignalDelivered(uint32(n)) > 1 {
+				// The program's own handler got it too, whatever it
+				// does next (signal.Stop at once, as a graceful
+				// shutdown does); the next may be ours (a program that
+				// lets a second Ctrl-C kill it).
+				continue
 			}
+			signal.Stop(sigs)
 			agent.Suspend(func() { write(false) })
 			signal.Reset(sig)
 			if p, err := os.FindProcess(os.Getpid()); err == nil {

@@ -62,48 +62,60 @@ func TestSignalWritesProfile(t *testing.T) {
 func TestSignalHandledByProgram(t *testing.T) {
 	kprofBin := buildKprof(t)
 	bin := kprofBuild(t, kprofBin, "../../testdata/signalhandled")
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		prof := filepath.Join(t.TempDir(), "p.kprof")
-		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), "KPROF_OUT="+prof, "KPROF_MODE=exact")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReader(out)
-		var lines []string
-		for i := 0; i < 4; i++ {
-			if i > 0 {
-				cmd.Process.Signal(sig)
-			}
-			line, err := r.ReadString('\n')
+	for _, tc := range []struct {
+		arg     string
+		signals int
+	}{
+		{"", 2},
+		{"stop", 1}, // the program stops listening as the signal arrives
+	} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			prof := filepath.Join(t.TempDir(), "p.kprof")
+			cmd := exec.Command(bin, tc.arg)
+			cmd.Env = append(os.Environ(), "KPROF_OUT="+prof, "KPROF_MODE=exact")
+			out, err := cmd.StdoutPipe()
 			if err != nil {
-				break
+				t.Fatal(err)
 			}
-			lines = append(lines, strings.TrimSpace(line))
-		}
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("%v: %v, want a clean exit; output %q", sig, err, lines)
-		}
-		want := []string{"ready", "handled " + sig.String(), "handled " + sig.String(), "clean exit true"}
-		if strings.Join(lines, "|") != strings.Join(want, "|") {
-			t.Errorf("%v: output %q, want %q", sig, lines, want)
-		}
-		p, err := profile.ParseFile(prof)
-		if err != nil {
-			t.Fatalf("%v: %v", sig, err)
-		}
-		var spins int64
-		p.Walk(func(stack []profile.Func, n *profile.Node) {
-			if stack[len(stack)-1].Name == "main.spin" {
-				spins += n.Calls
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-		})
-		if spins != 1 {
-			t.Errorf("%v: main.spin has %d calls in the profile, want 1 (written at exit)", sig, spins)
+			r := bufio.NewReader(out)
+			var lines []string
+			for i := 0; i < tc.signals+2; i++ {
+				if i > 0 && i <= tc.signals {
+					cmd.Process.Signal(sig)
+				}
+				line, err := r.ReadString('\n')
+				if err != nil {
+					break
+				}
+				lines = append(lines, strings.TrimSpace(line))
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("%q %v: %v, want a clean exit; output %q", tc.arg, sig, err, lines)
+			}
+			want := []string{"ready"}
+			for i := 0; i < tc.signals; i++ {
+				want = append(want, "handled "+sig.String())
+			}
+			want = append(want, "clean exit true")
+			if strings.Join(lines, "|") != strings.Join(want, "|") {
+				t.Errorf("%q %v: output %q, want %q", tc.arg, sig, lines, want)
+			}
+			p, err := profile.ParseFile(prof)
+			if err != nil {
+				t.Fatalf("%q %v: %v", tc.arg, sig, err)
+			}
+			var spins int64
+			p.Walk(func(stack []profile.Func, n *profile.Node) {
+				if stack[len(stack)-1].Name == "main.spin" {
+					spins += n.Calls
+				}
+			})
+			if spins != 1 {
+				t.Errorf("%q %v: main.spin has %d calls in the profile, want 1 (written at exit)", tc.arg, sig, spins)
+			}
 		}
 	}
 }

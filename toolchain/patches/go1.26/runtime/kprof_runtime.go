@@ -197,10 +197,28 @@ func KprofGo(f func()) {
 	go func() { f() }()
 }
 
-// KprofSignalWanted reports whether os/signal delivers signal s to some
-// channel (signal.Notify), the program's or the agent's.
-func KprofSignalWanted(s uint32) bool {
-	return s < uint32(32*len(sig.wanted)) && atomic.Load(&sig.wanted[s/32])&(1<<(s&31)) != 0
+// kprofSigDelivered holds, by signal number, the number of channels
+// os/signal delivered the signal to last (kprofSignalDelivered).
+var kprofSigDelivered [_NSIG]uint32
+
+// kprofSignalDelivered is called by kprof's patch of os/signal when it
+// delivers signal s to n channels (signal.Notify's), before it sends.
+//
+//go:linkname kprofSignalDelivered os/signal.kprofDelivered
+func kprofSignalDelivered(s uint32, n int32) {
+	if s < uint32(len(kprofSigDelivered)) {
+		atomic.Store(&kprofSigDelivered[s], uint32(n))
+	}
+}
+
+// KprofSignalDelivered returns the number of channels os/signal delivered
+// signal s to last, the agent's included: a receiver of s reads the
+// count of its delivery or a later one's.
+func KprofSignalDelivered(s uint32) int {
+	if s < uint32(len(kprofSigDelivered)) {
+		return int(atomic.Load(&kprofSigDelivered[s]))
+	}
+	return 0
 }
 
 // KprofAddExitHook runs f when the program exits: main returns, os.Exit,
