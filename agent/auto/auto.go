@@ -11,7 +11,7 @@
 //	KPROF_SEED    seed of the per-goroutine PRNGs (default 1)
 //	KPROF_OUT     profile path (default <program name>.kprof in the working directory,
 //	              or in KPROF_OUT_DIR if set; kprof test sets that, or, when the
-//	              user set KPROF_OUT, KPROF_OUT_MERGE: <program>.<pid>.kprof there,
+//	              user set KPROF_OUT, KPROF_OUT_MERGE: <program>.p<pid>.kprof there,
 //	              which kprof test merges into KPROF_OUT)
 //	KPROF_BENCH_PROFILES
 //	              directory for one profile per benchmark (kprof test --profile):
@@ -201,8 +201,21 @@ func watchSignals(write func(exiting bool)) {
 // writes.
 var labels []profile.Label
 
-// program is the program's name: its executable's, without ".exe".
-func program() string { return strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") }
+// program is the program's name: its executable's file name, without
+// ".exe" — not os.Args[0], which a test that runs its own binary again
+// may set to anything (logrus's "reexectest-…", ""): the profiles of such
+// processes are the package's, which kprof test merges by name. os.Args[0]
+// where the executable cannot be found.
+func program() string {
+	exe, err := os.Executable()
+	if err != nil || exe == "" {
+		exe = os.Args[0]
+	}
+	if exe == "" {
+		return "program"
+	}
+	return strings.TrimSuffix(filepath.Base(exe), ".exe")
+}
 
 func meta() profile.Meta {
 	return profile.Meta{
@@ -272,7 +285,9 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 	if dir := getenv("KPROF_OUT_MERGE"); dir != "" && out == "" {
 		// Set by kprof test for a KPROF_OUT of its own: it merges the
 		// profiles of its test binaries, which may share a name.
-		out = filepath.Join(dir, fmt.Sprintf("%s.%d.kprof", program(), os.Getpid()))
+		// (p before the pid: an interval profile's name ends in a
+		// number, <program>.p<pid>.<n>.kprof, and a program's may too.)
+		out = filepath.Join(dir, fmt.Sprintf("%s.p%d.kprof", program(), os.Getpid()))
 	} else if out == "" {
 		// KPROF_OUT_DIR is set by kprof test, whose binaries run in the
 		// package directory: the profiles go where kprof test was run.

@@ -473,14 +473,14 @@ func runWithConfig(verb string, goArgs, env []string, wrapper, cfgPath string, c
 }
 
 // collectTestProfiles writes the profiles kprof test's binaries wrote to
-// dir (KPROF_OUT_MERGE, <program>.<pid>.kprof): to out, merged, if set;
+// dir (KPROF_OUT_MERGE, <program>.p<pid>.kprof): to out, merged, if set;
 // else one per program to <program>.kprof in the working directory, as
 // before, the processes of one package merged (a test that runs its own
 // binary again), and packages of the same name (internal/util and
 // pkg/util) told apart by their import paths: internal_util.test.kprof.
 // The interval profiles of KPROF_INTERVAL and KPROF_EVERY
-// (<program>.<pid>.<n>.kprof) go beside the profile their process's went
-// to, <stem>.<n>.kprof, as a program writes them; <stem>.<pid>.<n>.kprof
+// (<program>.p<pid>.<n>.kprof) go beside the profile their process's went
+// to, <stem>.<n>.kprof, as a program writes them; <stem>.p<pid>.<n>.kprof
 // where several processes went to one profile (their intervals are not
 // the same stretches of time, and are not merged).
 func collectTestProfiles(dir, out string) error {
@@ -490,7 +490,7 @@ func collectTestProfiles(dir, out string) error {
 	}
 	sort.Strings(files)
 	var finals []string
-	intervals := make(map[string][]string) // by process, <program>.<pid>
+	intervals := make(map[string][]string) // by process, <program>.p<pid>
 	for _, f := range files {
 		if proc, ok := intervalProcess(f); ok {
 			intervals[proc] = append(intervals[proc], f)
@@ -531,7 +531,7 @@ func collectTestProfiles(dir, out string) error {
 		}
 		stem := strings.TrimSuffix(d, ".kprof")
 		if len(byDest[d]) > 1 || !ok && len(byDest[d]) > 0 {
-			stem += filepath.Ext(proc) // .<pid>
+			stem += filepath.Ext(proc) // .p<pid>
 		}
 		for _, f := range intervals[proc] {
 			n := filepath.Ext(strings.TrimSuffix(f, ".kprof"))
@@ -544,13 +544,13 @@ func collectTestProfiles(dir, out string) error {
 }
 
 // intervalProcess reports whether f, in kprof test's directory of
-// profiles, is an interval profile, <program>.<pid>.<n>.kprof, and
-// returns its process, <program>.<pid> (a test binary's name ends in
-// .test, not in a number).
+// profiles, is an interval profile, <program>.p<pid>.<n>.kprof, and
+// returns its process, <program>.p<pid>; a final profile's name ends in
+// .p<pid>.
 func intervalProcess(f string) (string, bool) {
 	parts := strings.Split(strings.TrimSuffix(filepath.Base(f), ".kprof"), ".")
 	k := len(parts)
-	if k < 3 || !allDigits(parts[k-1]) || !allDigits(parts[k-2]) {
+	if k < 3 || !allDigits(parts[k-1]) || !strings.HasPrefix(parts[k-2], "p") || !allDigits(parts[k-2][1:]) {
 		return "", false
 	}
 	return strings.Join(parts[:k-1], "."), true
@@ -561,7 +561,7 @@ func allDigits(s string) bool {
 }
 
 // testProfileNames returns the name each of the final profiles files
-// (<program>.<pid>.kprof) goes to (see collectTestProfiles). A profile
+// (<program>.p<pid>.kprof) goes to (see collectTestProfiles). A profile
 // that cannot be read is reported and left out; the last such error is
 // returned.
 func testProfileNames(files []string, out string) (map[string]string, error) {

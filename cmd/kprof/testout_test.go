@@ -135,3 +135,66 @@ func TestTestPanicProfile(t *testing.T) {
 		t.Errorf("m/p.Sum has %d calls in the profile, want 1", calls)
 	}
 }
+
+// TestTestReexecMerged runs a test that runs its own binary again with
+// other names in os.Args[0] (as logrus's tests do, "" included): the
+// children's profiles are the package's, merged into p.test.kprof, and no
+// file is named after their os.Args[0].
+func TestTestReexecMerged(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"go.mod": "module m\n\ngo 1.22\n",
+		"p/p.go": "package p\n\nfunc Sum(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}\n",
+		"p/p_test.go": `package p
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func TestReexec(t *testing.T) {
+	if os.Getenv("P_CHILD") != "" {
+		Sum(10)
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, argv0 := range []string{"child-proc", "", "helper.2"} {
+		cmd := exec.Command(exe, "-test.run=^TestReexec$")
+		cmd.Args[0] = argv0
+		cmd.Env = append(os.Environ(), "P_CHILD=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%q: %v %s", argv0, err, out)
+		}
+	}
+	Sum(10)
+}
+`,
+	})
+	out, err := runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT="}, kprofBin, "test", "-count=1", "./...")
+	if err != nil {
+		t.Fatalf("kprof test: %v\n%s", err, out)
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "*.kprof"))
+	hidden, _ := filepath.Glob(filepath.Join(dir, ".*.kprof"))
+	if m = append(m, hidden...); len(m) != 1 || filepath.Base(m[0]) != "p.test.kprof" {
+		t.Fatalf("profiles %v, want p.test.kprof alone (kprof test printed %s)", m, out)
+	}
+	p, err := profile.ParseFile(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls int64
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
+		if stack[len(stack)-1].Name == "m/p.Sum" {
+			calls += n.Calls
+		}
+	})
+	if calls != 4 {
+		t.Errorf("m/p.Sum has %d calls in the merged profile, want 4 (the test and its three children)", calls)
+	}
+}
