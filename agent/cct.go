@@ -1583,7 +1583,9 @@ type spinlock struct{ v int32 }
 
 func (l *spinlock) Lock() {
 	for !atomic.CompareAndSwapInt32(&l.v, 0, 1) {
-		runtime.Gosched()
+		// (Not runtime.Gosched: the sample may come from code that runs
+		// with its P pinned, where the scheduler must not run.)
+		counter.Yield()
 	}
 }
 

@@ -1101,6 +1101,12 @@ type Paused struct {
 // test suite runs after every test, find nothing of the agent's).
 func GoHidden(f func()) { goHidden(f) }
 
+// Yield lets other goroutines run while the caller waits for one of them
+// (a spinlock of the agent's): runtime.Gosched where the goroutine may be
+// rescheduled, else (its P pinned, by sync.Pool in a -nondeterministic
+// build) a yield of its OS thread.
+func Yield() { yield() }
+
 // SignalDelivered returns the number of channels (signal.Notify's)
 // os/signal delivered the signal numbered s to last, the agent's
 // included: more than one, and the program handled it too. A receiver of

@@ -20,6 +20,7 @@ func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) { runtime.KprofForEa
 func onUserStack() bool                                     { return runtime.KprofOnUserStack() }
 func setGoexitHook(f func())                                { runtime.KprofSetGoexitHook(f) }
 func goHidden(f func())                                     { runtime.KprofGo(f) }
+func yield()                                                { runtime.KprofYield() }
 func signalDelivered(s uint32) int                          { return runtime.KprofSignalDelivered(s) }
 func addExitHook(f func())                                  { runtime.KprofAddExitHook(f) }
 func executed() int64                                       { return runtime.KprofExecuted() }

@@ -6,7 +6,10 @@
 
 package counter
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
 type state struct {
 	Count   int64
@@ -38,6 +41,7 @@ func forEachOther(f func([]uintptr, int64, unsafe.Pointer)) {}
 func onUserStack() bool                                     { return true }
 func setGoexitHook(f func())                                {}
 func goHidden(f func())                                     { go f() }
+func yield()                                                { runtime.Gosched() }
 func signalDelivered(s uint32) int                          { return 0 }
 func addExitHook(f func())                                  {}
 func claimPending() int64 {

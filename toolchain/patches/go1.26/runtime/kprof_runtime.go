@@ -221,6 +221,19 @@ func KprofSignalDelivered(s uint32) int {
 	return 0
 }
 
+// KprofYield lets other goroutines run while the caller waits for one of
+// them (the agent's spinlock): Gosched, or, where the goroutine may not be
+// rescheduled — it holds its P pinned (sync.Pool's procPin, instrumented
+// in a -nondeterministic build) or another runtime lock —, a yield of the
+// OS thread, the holder running on another P.
+func KprofYield() {
+	if mp := getg().m; mp != nil && mp.locks == 0 {
+		Gosched()
+		return
+	}
+	osyield()
+}
+
 // KprofAddExitHook runs f when the program exits: main returns, os.Exit,
 // or a panic that nothing recovered (kprofPanicExit).
 func KprofAddExitHook(f func()) {
