@@ -40,13 +40,9 @@ func TestTestProfileMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := make(map[string]int64)
-	p.Walk(func(stack []profile.Func, n *profile.Node) {
-		calls[stack[len(stack)-1].Name] += n.Calls
-	})
 	for _, f := range []string{"m/a/util.A", "m/b/util.B", "m/a/util.TestA", "m/b/util.TestB"} {
-		if calls[f] != 1 {
-			t.Errorf("%s: %d calls in the merged profile, want 1", f, calls[f])
+		if _, calls := funcStats(p, f); calls != 1 {
+			t.Errorf("%s: %d calls in the merged profile, want 1", f, calls)
 		}
 	}
 
@@ -62,13 +58,7 @@ func TestTestProfileMerge(t *testing.T) {
 			t.Errorf("%v (kprof test printed %s)", err, out)
 			continue
 		}
-		n := int64(0)
-		p.Walk(func(stack []profile.Func, node *profile.Node) {
-			if stack[len(stack)-1].Name == f {
-				n += node.Calls
-			}
-		})
-		if n != 1 {
+		if _, n := funcStats(p, f); n != 1 {
 			t.Errorf("%s: %s has %d calls, want 1", name, f, n)
 		}
 	}
@@ -111,12 +101,7 @@ func TestTestProfileMerge(t *testing.T) {
 // ran before the panic.
 func TestTestPanicProfile(t *testing.T) {
 	kprofBin := buildKprof(t)
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"go.mod":      "module m\n\ngo 1.22\n",
-		"p/p.go":      "package p\n\nfunc Sum(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}\n",
-		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum(1000) == 499500 {\n\t\tpanic(\"boom\")\n\t}\n}\n",
-	})
+	dir := sumModule(t, "package p\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum(1000) == 499500 {\n\t\tpanic(\"boom\")\n\t}\n}\n")
 	out, err := runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT="}, kprofBin, "test", "-count=1", "./...")
 	if err == nil || !strings.Contains(out, "panic: boom") {
 		t.Fatalf("kprof test of a panicking test: %v, want a failure with the panic\n%s", err, out)
@@ -125,12 +110,7 @@ func TestTestPanicProfile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (kprof test printed %s)", err, out)
 	}
-	var calls int64
-	p.Walk(func(stack []profile.Func, n *profile.Node) {
-		if stack[len(stack)-1].Name == "m/p.Sum" {
-			calls += n.Calls
-		}
-	})
+	_, calls := funcStats(p, "m/p.Sum")
 	if calls != 1 {
 		t.Errorf("m/p.Sum has %d calls in the profile, want 1", calls)
 	}
@@ -142,11 +122,7 @@ func TestTestPanicProfile(t *testing.T) {
 // file is named after their os.Args[0].
 func TestTestReexecMerged(t *testing.T) {
 	kprofBin := buildKprof(t)
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
-		"go.mod": "module m\n\ngo 1.22\n",
-		"p/p.go": "package p\n\nfunc Sum(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}\n",
-		"p/p_test.go": `package p
+	dir := sumModule(t, `package p
 
 import (
 	"os"
@@ -173,8 +149,7 @@ func TestReexec(t *testing.T) {
 	}
 	Sum(10)
 }
-`,
-	})
+`)
 	out, err := runCmd(dir, []string{"KPROF_MODE=exact", "KPROF_OUT="}, kprofBin, "test", "-count=1", "./...")
 	if err != nil {
 		t.Fatalf("kprof test: %v\n%s", err, out)
@@ -188,13 +163,20 @@ func TestReexec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var calls int64
-	p.Walk(func(stack []profile.Func, n *profile.Node) {
-		if stack[len(stack)-1].Name == "m/p.Sum" {
-			calls += n.Calls
-		}
-	})
+	_, calls := funcStats(p, "m/p.Sum")
 	if calls != 4 {
 		t.Errorf("m/p.Sum has %d calls in the merged profile, want 4 (the test and its three children)", calls)
 	}
+}
+
+// sumModule writes module m, whose package p has a function Sum and the
+// test file test, into a new directory, and returns the directory.
+func sumModule(t *testing.T, test string) string {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"go.mod":      "module m\n\ngo 1.22\n",
+		"p/p.go":      "package p\n\nfunc Sum(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i\n\t}\n\treturn s\n}\n",
+		"p/p_test.go": test,
+	})
+	return dir
 }
