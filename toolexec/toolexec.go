@@ -330,16 +330,10 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 		setFlag(args, "-importcfg", nc)
 		return args, nil, nil
 	}
-	if pkgPath == "os/signal" {
+	// os/signal always (for the agent's signal watcher; it is never
+	// instrumented), sync in deterministic mode.
+	if pkgPath == "os/signal" || pkgPath == "sync" && !cfg.Nondeterministic {
 		nf, err := rel.PatchPackage(pkgPath, cfg.GoVersion, files, workDir, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = nf
-		args = append(args[:first:first], nf...)
-	}
-	if pkgPath == "sync" && !cfg.Nondeterministic {
-		nf, err := rel.PatchPackage("sync", cfg.GoVersion, files, workDir, nil)
 		if err != nil {
 			return nil, nil, err
 		}
