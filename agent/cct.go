@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"runtime"
@@ -23,7 +24,31 @@ type Settings struct {
 	// counter reports unchanged against the cached path, and panics if it
 	// changed: kprof's tests set it (KPROF_VERIFY_PATHS=1).
 	VerifyPaths bool
+	// MaxContexts bounds the calling contexts one goroutine may add to
+	// the profile (0: DefaultMaxContexts). A goroutine that has counted
+	// that many distinct contexts goes on in the ones it has; a stack
+	// that would need another is counted, from the deepest context of
+	// its own it shares, below an overflow context (Overflow) whose
+	// children are the stacks' innermost functions. The bound holds
+	// per goroutine, counted in the order it runs, so a deterministic
+	// program's profile stays the same on every run.
+	MaxContexts int64
 }
+
+// DefaultMaxContexts is the default of Settings.MaxContexts: about 230 MB
+// of contexts in sample mode. Programs that need more are rare (the
+// standard library's tests need at most 5 million, in encoding/asn1's
+// nesting limits, where each of 10,000 levels of a recursion starts
+// another recursion as deep, and fmt's recursive scanning); without a
+// bound, one such test took 4 GB.
+const DefaultMaxContexts = 1 << 22
+
+// Overflow is the function of the overflow contexts (Settings.MaxContexts).
+var Overflow = Func{Name: profile.OverflowName}
+
+// overflowStamp is the stamp of the overflow contexts and their children,
+// which no budget counts.
+const overflowStamp = ^uint64(0)
 
 // The agent's trees live outside the Go heap (counter.Alloc): sampling
 // allocates nothing the program could observe (testing.AllocsPerRun, GC
@@ -44,15 +69,21 @@ type Settings struct {
 // (few children per context; the path cache avoids most walks). In exact
 // mode the calls that entered it follow it in memory (nodeChunk); its
 // recorded counts, which most contexts of most runs do not have, live
-// beside it in its chunk. A context then takes 48 bytes in sample mode and
-// 56 in exact mode: a deep recursion's profile holds millions.
+// beside it in its chunk. A context then takes 56 bytes in sample mode and
+// 64 in exact mode: a deep recursion's profile holds millions.
 type node struct {
-	fn      *Func
+	// What a walk of the tree reads comes first, in as few cache lines
+	// as may be.
+	fn *Func
+	// stamp is the gstate.gid of the latest goroutine that counted the
+	// context against its budget (visit), or overflowStamp for the
+	// contexts beyond a budget: an overflow node and its children.
+	stamp   uint64
+	child   *node // first child
+	parent  *node // nil for a tree's root, which is no chunk's
+	next    *node // next sibling
 	samples int64
 	instr   int64
-	child   *node // first child
-	next    *node // next sibling
-	parent  *node // nil for a tree's root, which is no chunk's
 }
 
 // recCounts are a node's counts while recording (Record): a benchmark's
@@ -296,7 +327,12 @@ type gstate struct {
 	// at the end of the sample it takes the merged tree (CCT.take).
 	take  bool
 	owner uint64 // CCT.id of the agent that made it
-	root  node
+	// gid identifies the goroutine that runs with the state: state
+	// number and generation (Register). visits counts the contexts it
+	// has stamped (visit); budget is Settings.MaxContexts.
+	gid, sid       uint64
+	visits, budget int64
+	root           node
 	// The path cache (paper Fig. 9): path[i] is the node of fns[:i+1], and
 	// fns[:n] the stack of the goroutine's previous sample. The entries
 	// beyond n are those of an earlier, deeper sample, kept: a stack that
@@ -388,6 +424,10 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 	}
 	switch {
 	case c == nil:
+		if n.stamp == overflowStamp || g.visits >= g.budget && n.parent != nil {
+			// (Not cached: the slot is for n's own child.)
+			return g.overflowed(n, f)
+		}
 		c = n.childOf(f, &g.nodes)
 		// At mergeNodes contexts and each power of two above (the
 		// goroutines that ran before may still be ending), a goroutine's
@@ -407,10 +447,67 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 	return c
 }
 
+// visit is the budget's check of c, the child of cur for f, when the
+// goroutine meets it on a walk and did not stamp it: it stamps c if the
+// budget allows, or returns the overflow context of cur for f. (Nodes the
+// goroutine reaches through its path cache it has stamped already: the
+// cache is its own since it registered, or rebuilt by take from nodes it
+// stamped.)
+//
+//go:noinline
+func (g *gstate) visit(cur, c *node, f *Func) *node {
+	if c.stamp == overflowStamp {
+		return c
+	}
+	if g.visits < g.budget || cur.parent == nil {
+		// (The outermost functions are never beyond a budget: there
+		// are no more of them than functions.)
+		g.visits++
+		c.stamp = g.gid
+		return c
+	}
+	return g.overflowed(cur, f)
+}
+
+// overflowed returns the overflow context for f below n: the child for f
+// of n's overflow context, made if new. An overflow context's children
+// have no children of their own: below one of them (n), the child for f
+// is its overflow context's.
+func (g *gstate) overflowed(n *node, f *Func) *node {
+	o := n
+	switch {
+	case n.stamp != overflowStamp:
+		o = g.marked(n, &Overflow)
+	case n.fn != &Overflow:
+		o = n.parent
+	}
+	return g.marked(o, f)
+}
+
+// marked returns n's child for f, made with the overflow stamp if new,
+// through the child cache.
+func (g *gstate) marked(n *node, f *Func) *node {
+	h := g.kidSlot(n, f)
+	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
+		return c
+	}
+	c := n.child
+	for c != nil && c.fn != f {
+		c = c.next
+	}
+	if c == nil {
+		c = n.childOf(f, &g.nodes)
+		c.stamp = overflowStamp
+	}
+	g.kids[h] = c
+	return c
+}
+
 // newState returns a state with an empty tree and path cache.
 func newState(verify bool, pool *chunkPool) *gstate {
 	g := (*gstate)(counter.Alloc(unsafe.Sizeof(gstate{})))
 	g.verify = verify
+	g.budget = math.MaxInt64
 	g.nodes.pool = pool
 	g.makeKids(minKidsBits)
 	g.reserve(16)
@@ -459,9 +556,10 @@ type CCT struct {
 	first int64  // granularity until a goroutine's first sample
 	rng   uint64 // a goroutine's PRNG after drawing first
 
-	mu   spinlock
-	all  *gstate    // every goroutine state made
-	pool *chunkPool // free chunks of nodes
+	mu      spinlock
+	all     *gstate    // every goroutine state made
+	nstates uint64     // states in all (gstate.sid)
+	pool    *chunkPool // free chunks of nodes
 	// merged holds the trees merged by ending goroutines (its root) and
 	// the instructions of goroutines that never registered (its totals).
 	merged *gstate
@@ -482,6 +580,9 @@ type CCT struct {
 func NewCCT(set Settings) *CCT {
 	if set.Mode == profile.ModeExact {
 		set.Granularity, set.Jitter = 0, 0
+	}
+	if set.MaxContexts <= 0 {
+		set.MaxContexts = DefaultMaxContexts
 	}
 	a := &CCT{set: set, exact: set.Mode == profile.ModeExact, id: ids.Add(1)}
 	a.pool = (*chunkPool)(counter.Alloc(unsafe.Sizeof(chunkPool{})))
@@ -512,10 +613,14 @@ func (a *CCT) local() *gstate {
 	g := newState(a.set.VerifyPaths, a.pool)
 	g.owner = a.id
 	g.rng = a.set.Seed | 1
+	g.budget = a.set.MaxContexts
 	a.mu.Lock()
 	g.all = a.all
 	a.all = g
+	a.nstates++
+	g.sid = a.nstates << genBits
 	a.mu.Unlock()
+	g.gid = g.sid | 1
 	*p = unsafe.Pointer(g)
 	return g
 }
@@ -544,8 +649,18 @@ func (a *CCT) next(g *gstate) int64 {
 func (a *CCT) Register() int64 {
 	g := a.local()
 	g.rng, g.n, g.last = a.rng, 0, nil
+	// A new goroutine, with a budget of its own; the path cache's kept
+	// entries are its predecessor's, whose stamps are not its own.
+	g.gid = g.sid | (g.gid+1)&(1<<genBits-1)
+	g.visits = 0
+	g.path, g.fns = g.path[:0], g.fns[:0]
 	return a.first
 }
+
+// genBits is the width of a goroutine's generation in its gid: the
+// generation wraps after 2⁴⁰ goroutines on one state, where a node may
+// still hold the stamp of the goroutine that had it before.
+const genBits = 40
 
 // Sample implements Profiler. Its cost is proportional to the part of the
 // stack that changed since the goroutine's previous sample.
@@ -911,6 +1026,9 @@ func (g *gstate) leafChild(parent *node, callee *Func, k int) *node {
 	if c == nil || c.parent != parent || c.fn != callee {
 		c = g.miss(parent, callee, h)
 	}
+	if c.stamp != g.gid {
+		c = g.visit(parent, c, callee)
+	}
 	g.reserve(k + 1)
 	g.path, g.fns = g.path[:k+1], g.fns[:k+1]
 	g.path[k], g.fns[k] = c, callee
@@ -1010,6 +1128,7 @@ func (g *gstate) walk(stack []*Func, i int) *node {
 	if i > 0 {
 		cur = path[i-1]
 	}
+	gid := g.gid
 	for ; i < len(stack); i++ {
 		f := stack[i]
 		// The first child (miss moves the child it finds to the front),
@@ -1021,6 +1140,9 @@ func (g *gstate) walk(stack []*Func, i int) *node {
 			if c = g.kids[h]; c == nil || c.parent != cur || c.fn != f {
 				c = g.miss(cur, f, h)
 			}
+		}
+		if c.stamp != gid {
+			c = g.visit(cur, c, f)
 		}
 		cur = c
 		path[i], fns[i] = cur, f
@@ -1057,6 +1179,11 @@ func (g *gstate) merge(src *gstate, free bool) {
 	for s != nil {
 		x := g.child(dn, s.fn)
 		g.addCounts(x, s)
+		if s.stamp != 0 {
+			// The stamps of a running goroutine whose tree is merged
+			// go with it (take), and overflow contexts stay marked.
+			x.stamp = s.stamp
+		}
 		if s.child != nil {
 			dn, s = x, s.child
 			continue

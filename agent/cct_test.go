@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -604,5 +605,108 @@ func TestStuckBusy(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the profile read waits for the stuck goroutine")
+	}
+}
+
+// contextCounts returns the instructions and calls of p's contexts by
+// stack, "a;b;c" with O for the overflow function.
+func contextCounts(p *profile.Profile) map[string][2]int64 {
+	m := map[string][2]int64{}
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
+		var key []string
+		for _, f := range stack {
+			name := f.Name
+			if name == profile.OverflowName {
+				name = "O"
+			}
+			key = append(key, name)
+		}
+		if n.Instructions != 0 || n.Calls != 0 {
+			m[strings.Join(key, ";")] = [2]int64{n.Instructions, n.Calls}
+		}
+	})
+	return m
+}
+
+// A goroutine adds at most Settings.MaxContexts contexts of its own; its
+// stacks that need more go below the overflow context of the deepest
+// context it has, keeping their innermost function. The outermost
+// functions are never beyond the budget, and a new goroutine on the same
+// state has a budget of its own, whatever its predecessor made.
+func TestContextBudget(t *testing.T) {
+	type step struct {
+		stack  []*Func
+		from   int
+		callee *Func // SampleCall's, if not nil
+		n      int64
+		newG   bool // Register first
+	}
+	tests := []struct {
+		name  string
+		mode  string
+		max   int64
+		steps []step
+		want  map[string][2]int64
+	}{{
+		name: "sample", mode: profile.ModeSample, max: 3,
+		steps: []step{
+			{stack: []*Func{fa}, n: 10},
+			{stack: []*Func{fa, fb}, from: 1, n: 20},
+			{stack: []*Func{fa, fb, fc}, from: 2, n: 30},
+			{stack: []*Func{fa, fc}, from: 1, n: 40},            // over: below a's overflow
+			{stack: []*Func{fa, fc, fb}, from: 2, n: 50},        // below an overflow context: its own overflow's
+			{stack: []*Func{fa, fb, fc, fa}, from: 0, n: 60},    // the deepest context it has is a;b;c
+			{stack: []*Func{fa, fb}, from: 0, n: 70},            // its own contexts go on
+			{stack: []*Func{fb}, from: 0, n: 80},                // outermost: never over
+			{stack: []*Func{fa, fc}, from: 0, n: 5, newG: true}, // another goroutine
+			{stack: []*Func{fa, fb, fc}, from: 1, n: 6},         // contexts it did not make count too
+		},
+		want: map[string][2]int64{
+			"a": {10, 0}, "a;b": {90, 0}, "a;b;c": {30, 0}, "a;O;c": {40, 0},
+			"a;O;b": {50, 0}, "a;b;c;O;a": {60, 0}, "b": {80, 0}, "a;c": {5, 0}, "a;b;O;c": {6, 0},
+		},
+	}, {
+		name: "exact", mode: profile.ModeExact, max: 2,
+		steps: []step{
+			{callee: fa},
+			{stack: []*Func{fa}, from: 1, callee: fb, n: 3},
+			{stack: []*Func{fa, fb}, from: 2, callee: fc, n: 4},
+			{stack: []*Func{fa, fb, fc}, from: 3, n: 5},
+			{stack: []*Func{fa, fb, fc}, from: 3, callee: fa, n: 6},
+			{stack: []*Func{fa, fb, fc, fa}, from: 4, n: 7},
+		},
+		want: map[string][2]int64{
+			"a": {3, 1}, "a;b": {4, 1}, "a;b;O;c": {11, 1}, "a;b;O;a": {7, 1},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, verify := range []bool{false, true} {
+				a := NewCCT(Settings{Mode: tt.mode, Granularity: 100, MaxContexts: tt.max, VerifyPaths: verify})
+				a.Register()
+				var total int64
+				for _, s := range tt.steps {
+					if s.newG {
+						a.Exit(0)
+						a.Register()
+					}
+					if s.callee != nil {
+						a.SampleCall(s.stack, s.from, s.callee, s.n)
+					} else {
+						a.Sample(s.stack, s.from, s.n)
+					}
+					total += s.n
+				}
+				a.Exit(0)
+				p := a.Profile(profile.Meta{Program: "t"})
+				got := contextCounts(p)
+				if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+					t.Errorf("verify %v: contexts\n%v\nwant\n%v", verify, got, tt.want)
+				}
+				if p.TotalInstructions != total {
+					t.Errorf("total %d, want %d", p.TotalInstructions, total)
+				}
+			}
+		})
 	}
 }

@@ -37,7 +37,8 @@ func compareChild(c *Node, f Func) int { return compareFuncs(c.Func, f) }
 // theirs. The profiles must count the same metric ([SameMetric]): counts of
 // different metrics do not add up. The result takes the rest of its Meta from ps[0].
 // Merge fails on a nil profile and on counts whose sum overflows an int64;
-// it does not modify ps.
+// it does not modify ps. To merge profiles read one at a time, without
+// holding them all, use [Profile.Add].
 func Merge(ps ...*Profile) (*Profile, error) {
 	if len(ps) == 0 {
 		return nil, errors.New("merge: no profiles")
@@ -52,34 +53,55 @@ func Merge(ps ...*Profile) (*Profile, error) {
 	}
 	out := &Profile{Meta: ps[0].Meta, Root: &Node{}}
 	for i, p := range ps {
-		var ok1, ok2 bool
-		out.TotalInstructions, ok1 = add(out.TotalInstructions, p.TotalInstructions)
-		out.TotalSamples, ok2 = add(out.TotalSamples, p.TotalSamples)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("merge: totals overflow int64 at profile %d", i)
-		}
-		var dst []*Node // dst[d] is out's node for path[d]
-		err := traverse(p.Root, func(path []*Node) error {
-			n := path[len(path)-1]
-			m := out.Root
-			if d := len(path) - 1; d > 0 {
-				m = dst[d-1].Child(n.Func)
-			}
-			dst = append(dst[:len(path)-1], m)
-			var ok [3]bool
-			m.Samples, ok[0] = add(m.Samples, n.Samples)
-			m.Instructions, ok[1] = add(m.Instructions, n.Instructions)
-			m.Calls, ok[2] = add(m.Calls, n.Calls)
-			if ok != [3]bool{true, true, true} {
-				return fmt.Errorf("merge: counts overflow int64 at %s of profile %d", where(path), i)
-			}
-			return nil
-		}, nil)
-		if err != nil {
-			return nil, err
+		if err := out.add(p); err != nil {
+			return nil, fmt.Errorf("merge: profile %d: %w", i, err)
 		}
 	}
 	return out, nil
+}
+
+// Add adds the counts of q to p's, context by context, and q's totals to
+// p's, as Merge(p, q) would, in place: p must be canonical, as every
+// profile Parse and Merge return is, and it stays so. The memory it takes
+// is that of the merged tree, whatever the number of profiles added to it.
+// The profiles must count the same metric ([SameMetric]). Add does not
+// modify q; when it fails (counts whose sum overflows an int64), p is left
+// with part of q added.
+func (p *Profile) Add(q *Profile) error {
+	if err := SameMetric(&q.Meta, &p.Meta); err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	if err := p.add(q); err != nil {
+		return fmt.Errorf("add: %w", err)
+	}
+	return nil
+}
+
+// add is Add without the metric's check.
+func (p *Profile) add(q *Profile) error {
+	var ok1, ok2 bool
+	p.TotalInstructions, ok1 = add(p.TotalInstructions, q.TotalInstructions)
+	p.TotalSamples, ok2 = add(p.TotalSamples, q.TotalSamples)
+	if !ok1 || !ok2 {
+		return errors.New("totals overflow int64")
+	}
+	var dst []*Node // dst[d] is p's node for path[d]
+	return traverse(q.Root, func(path []*Node) error {
+		n := path[len(path)-1]
+		m := p.Root
+		if d := len(path) - 1; d > 0 {
+			m = dst[d-1].Child(n.Func)
+		}
+		dst = append(dst[:len(path)-1], m)
+		var ok [3]bool
+		m.Samples, ok[0] = add(m.Samples, n.Samples)
+		m.Instructions, ok[1] = add(m.Instructions, n.Instructions)
+		m.Calls, ok[2] = add(m.Calls, n.Calls)
+		if ok != [3]bool{true, true, true} {
+			return fmt.Errorf("counts overflow int64 at %s", where(path))
+		}
+		return nil
+	}, nil)
 }
 
 // add returns a+b and whether the sum did not overflow.

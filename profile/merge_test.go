@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strconv"
@@ -76,6 +77,37 @@ func TestMerge(t *testing.T) {
 	sameProfile(t, m, one)
 }
 
+// Add merges in place: profile by profile, it gives what Merge gives.
+func TestAdd(t *testing.T) {
+	ps := []*Profile{build("a;b 3 1 1", "c 2"), build("a;b 4", "a 1", "d 6"), build("c;a;b 5 2", "a 7")}
+	want, err := Merge(ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := make([]*Profile, len(ps))
+	for i, p := range ps {
+		before[i] = p.Copy()
+	}
+	got := ps[0].Copy()
+	for _, p := range ps[1:] {
+		if err := got.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameProfile(t, got, want)
+	if !isCanonical(got) {
+		t.Errorf("Add's result is not canonical")
+	}
+	if !reflect.DeepEqual(ps, before) {
+		t.Errorf("Add modified its argument")
+	}
+	other := build("a 1")
+	other.Meta.MetricVersion = MetricVersion + 1
+	if err := got.Add(other); err == nil || !errors.Is(err, ErrMetric) {
+		t.Errorf("Add of another metric: %v, want an error wrapping ErrMetric", err)
+	}
+}
+
 func TestMergeErrors(t *testing.T) {
 	other := build("a 1")
 	other.Meta.MetricVersion = MetricVersion + 1
@@ -91,8 +123,8 @@ func TestMergeErrors(t *testing.T) {
 		{"none", nil, "no profiles"},
 		{"nil", []*Profile{build(), nil}, "profile 1 is nil"},
 		{"metric", []*Profile{build("a 1"), other}, "profile 1 and profile 0: profiles count different metrics: instructions (metric version 2) and instructions (metric version 1)"},
-		{"count overflow", []*Profile{big, build("a 1")}, `counts overflow int64 at node "a" at depth 1 of profile 1`},
-		{"total overflow", []*Profile{bigTotal, build("a 1")}, "totals overflow int64 at profile 1"},
+		{"count overflow", []*Profile{big, build("a 1")}, `profile 1: counts overflow int64 at node "a" at depth 1`},
+		{"total overflow", []*Profile{bigTotal, build("a 1")}, "profile 1: totals overflow int64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -162,6 +162,38 @@ type Func struct {
 	Line int    // line of the declaration
 }
 
+// OverflowName is the function name of an agent's overflow contexts
+// (agent.Settings.MaxContexts): a stack that would have needed a calling
+// context beyond its goroutine's budget is counted in the deepest context
+// of the goroutine's own it shares, then one of this name, then the
+// stack's innermost function. Flat self counts and calls stay those of
+// the functions; what is below an overflow context lost the frames in
+// between.
+const OverflowName = "(contexts beyond the goroutine's budget)"
+
+// Overflowed returns the instructions counted below p's overflow contexts.
+func (p *Profile) Overflowed() int64 {
+	var sum int64
+	// Nodes still to visit, and whether an overflow context is above them.
+	type item struct {
+		n     *Node
+		below bool
+	}
+	todo := []item{{p.Root, false}}
+	for len(todo) > 0 {
+		it := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if it.below {
+			sum += it.n.Instructions
+		}
+		below := it.below || it.n.Func.Name == OverflowName && it.n.Func.File == ""
+		for _, c := range it.n.Children {
+			todo = append(todo, item{c, below})
+		}
+	}
+	return sum
+}
+
 // Node is one calling context: the path from the root to the node is the
 // reified stack.
 type Node struct {

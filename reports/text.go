@@ -219,6 +219,10 @@ func writeHeader(w *ErrWriter, p *profile.Profile, sum int64) {
 		w.Printf("calling contexts hold%s %d %s (%s of the total, δb %s); percentages are of their sum\n",
 			estimated, sum, unitName(m), percent(sum, p.TotalInstructions), formatDeltaB(overlap.DeltaB(sum, p.TotalInstructions)))
 	}
+	if o := p.Overflowed(); o > 0 {
+		w.Printf("note: %s of the %s are below %s: their goroutines ran out of calling contexts, and those contexts keep only the innermost function (raise KPROF_MAX_CONTEXTS for all)\n",
+			percent(o, sum), unitName(m), profile.OverflowName)
+	}
 }
 
 // quoteIfNeeded returns s, quoted if it is empty or holds a space or a

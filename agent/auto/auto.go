@@ -9,6 +9,10 @@
 //	              instructions; under -metric cost 10000 times the table's scale, picoseconds)
 //	KPROF_JITTER  R: granularity g + r, r uniform in [0, R) (default 100, scaled as g; 0 = constant)
 //	KPROF_SEED    seed of the per-goroutine PRNGs (default 1)
+//	KPROF_MAX_CONTEXTS
+//	              calling contexts one goroutine may add to the profile (default
+//	              agent.DefaultMaxContexts, 4194304); beyond them its new stacks are
+//	              counted below an overflow context that keeps their innermost function
 //	KPROF_OUT     profile path (default <program name>.kprof in the working directory,
 //	              or in KPROF_OUT_DIR if set; kprof test sets that, or, when the
 //	              user set KPROF_OUT, KPROF_OUT_MERGE: <program>.p<pid>.kprof there,
@@ -272,6 +276,9 @@ func settings(getenv func(string) string) (agent.Settings, string, error) {
 		return set, "", err
 	}
 	if err := num("KPROF_JITTER", 0, &set.Jitter); err != nil {
+		return set, "", err
+	}
+	if err := num("KPROF_MAX_CONTEXTS", 1, &set.MaxContexts); err != nil {
 		return set, "", err
 	}
 	if v := getenv("KPROF_SEED"); v != "" {

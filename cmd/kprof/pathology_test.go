@@ -360,3 +360,97 @@ func benchModes(b *testing.B, bin string, args []string) {
 		b.ReportMetric(float64(rss[m])/(1<<20), fmt.Sprintf("MB-%s", m))
 	}
 }
+
+// TestContextBudget runs testdata/nesting, encoding/asn1's shape: a
+// recursion whose every level starts another as deep as what is left,
+// depth²/2 calling contexts (asn1's own nesting-limit test made 50
+// million and took 4.35 GB sampled). Each goroutine may add at most
+// KPROF_MAX_CONTEXTS contexts; beyond them its stacks keep their innermost
+// function below an overflow context. In exact mode every function keeps
+// its exact own instructions and calls; with goroutines that run at once
+// the profile is the same on every run; and at asn1's depth the peak
+// resident set stays within 64 MB of the plain build's.
+func TestContextBudget(t *testing.T) {
+	kprofBin := buildKprof(t)
+	bin := kprofBuild(t, kprofBin, "../../testdata/nesting")
+	t.Run("exact", func(t *testing.T) {
+		args := []string{"-depth", "600", "-par", "3", "-reps", "2"}
+		full := runProfileArgs(t, bin, "exact", args)
+		const max = 5000
+		bounded := runProfileArgs(t, bin, "exact", args, fmt.Sprintf("KPROF_MAX_CONTEXTS=%d", max))
+		if full.Overflowed() != 0 {
+			t.Fatalf("%d instructions overflowed the default budget", full.Overflowed())
+		}
+		if bounded.Overflowed() == 0 {
+			t.Fatalf("no overflow at a budget of %d contexts", max)
+		}
+		nf, nb := countContexts(full), countContexts(bounded)
+		t.Logf("%d contexts, %d with a budget of %d per goroutine; %d instructions of %d overflowed", nf, nb, max, bounded.Overflowed(), bounded.TotalInstructions)
+		// (Three goroutines, each with a budget, and the overflow
+		// contexts: one per context a stack left, times the functions.)
+		if nb > 3*max*2 || nf < 100_000 {
+			t.Errorf("%d contexts with a budget of %d per goroutine (%d without)", nb, max, nf)
+		}
+		if full.TotalInstructions != bounded.TotalInstructions {
+			t.Errorf("total %d instructions with a budget, %d without", bounded.TotalInstructions, full.TotalInstructions)
+		}
+		fs, bs := flatSelfCalls(full), flatSelfCalls(bounded)
+		delete(bs, profile.OverflowName)
+		if fmt.Sprint(fs) != fmt.Sprint(bs) {
+			t.Errorf("own instructions and calls per function:\n%v\nwith a budget:\n%v", bs, fs)
+		}
+	})
+	t.Run("sample", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("peak RSS is read from Linux's /proc")
+		}
+		args := []string{"-depth", "10000", "-par", "2", "-hwm"}
+		plain := runChild(t, plainBuild(t, "../../testdata/nesting"), args)
+		var first []byte
+		for i := range 3 {
+			out := filepath.Join(t.TempDir(), "p.kprof")
+			c := runChild(t, bin, args, "KPROF_MODE=sample", "KPROF_OUT="+out, "KPROF_MAX_CONTEXTS=200000")
+			t.Logf("run %d: peak RSS %.1f MB, plain %.1f MB", i, float64(c.maxRSS)/(1<<20), float64(plain.maxRSS)/(1<<20))
+			if c.out != plain.out {
+				t.Errorf("output %q, plain build %q", c.out, plain.out)
+			}
+			if c.maxRSS > plain.maxRSS+64<<20 {
+				t.Errorf("peak RSS %d MB, plain build %d MB: more than 64 MB above", c.maxRSS>>20, plain.maxRSS>>20)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first = b
+				p, err := profile.ParseFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Overflowed() == 0 {
+					t.Errorf("no overflow")
+				}
+			} else if !bytes.Equal(b, first) {
+				t.Errorf("run %d: profile differs from run 0's", i)
+			}
+		}
+	})
+}
+
+// countContexts returns the number of calling contexts of p.
+func countContexts(p *profile.Profile) int {
+	n := 0
+	p.Walk(func([]profile.Func, *profile.Node) { n++ })
+	return n
+}
+
+// flatSelfCalls returns each function's own instructions and calls.
+func flatSelfCalls(p *profile.Profile) map[string][2]int64 {
+	m := map[string][2]int64{}
+	p.Walk(func(stack []profile.Func, n *profile.Node) {
+		k := stack[len(stack)-1].Name
+		v := m[k]
+		m[k] = [2]int64{v[0] + n.Instructions, v[1] + n.Calls}
+	})
+	return m
+}
