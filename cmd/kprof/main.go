@@ -63,7 +63,7 @@ const buildHelp = `Flags are those of go build, plus kprof's own:
 The program writes its profile when main returns, on os.Exit and on
 SIGINT/SIGTERM. Run-time settings (no rebuild needed):
    KPROF_MODE=sample|exact|off  KPROF_GRAN=10000  KPROF_JITTER=100
-   KPROF_SEED=1  KPROF_OUT=<program>.kprof`
+   KPROF_SEED=1  KPROF_OUT=<program>.kprof  KPROF_MAX_CONTEXTS=4194304`
 
 const benchHelp = `Benchmarks (-bench) report an extra metric, instructions/op: the exact
 number of instructions executed per operation by all goroutines while the

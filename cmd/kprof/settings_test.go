@@ -16,6 +16,7 @@ func TestInvalidSettings(t *testing.T) {
 		{"KPROF_GRAN=0", `KPROF_GRAN="0": want an integer >= 1`},
 		{"KPROF_JITTER=-1", `KPROF_JITTER="-1": want an integer >= 0`},
 		{"KPROF_SEED=x", `KPROF_SEED="x": want an unsigned integer`},
+		{"KPROF_MAX_CONTEXTS=0", `KPROF_MAX_CONTEXTS="0": want an integer >= 1`},
 	} {
 		out, err := runCmd(t.TempDir(), []string{tc.env}, bin)
 		ee, ok := err.(*exec.ExitError)
