@@ -36,11 +36,14 @@ type Settings struct {
 }
 
 // DefaultMaxContexts is the default of Settings.MaxContexts: about 230 MB
-// of contexts in sample mode. Programs that need more are rare (the
-// standard library's tests need at most 5 million, in encoding/asn1's
-// nesting limits, where each of 10,000 levels of a recursion starts
-// another recursion as deep, and fmt's recursive scanning); without a
-// bound, one such test took 4 GB.
+// of contexts in sample mode, 270 MB in exact mode. Programs that need
+// more are rare: of the standard library's tests, encoding/asn1's nesting
+// limits need about 50 million (each of 10,000 levels of a recursion
+// starts another recursion as deep), and took 4 GB without a bound;
+// fmt's recursive scanning needs 4.8 million in exact mode (a tenth of
+// fmt's test instructions then go below overflow contexts). Twice the
+// bound cost asn1's tests twice the memory, 2 GB: each goroutine that
+// reaches it holds that many contexts.
 const DefaultMaxContexts = 1 << 22
 
 // Overflow is the function of the overflow contexts (Settings.MaxContexts).
