@@ -118,6 +118,10 @@ var runtimeEdits = map[string][]Edit{
 	},
 	"panic.go": {
 		{"\tpreprintpanics(&p)\n\n\tfatalpanic(&p)", "\tpreprintpanics(&p); kprofPanicExit()\n\n\tfatalpanic(&p)"},
+		// A fatal error the program caused (concurrent map writes, an
+		// unlock of an unlocked mutex): before fatal's printlock, which
+		// holds a lock.
+		{"func fatal(s string) {\n\tp := getg()._panic\n", "func fatal(s string) {\n\tkprofFatalExit(); p := getg()._panic\n"},
 	},
 }
 

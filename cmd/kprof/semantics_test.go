@@ -29,32 +29,43 @@ func TestSemantics(t *testing.T) {
 				t.Fatalf("go build: %v\n%s", err, out)
 			}
 			inst := kprofBuild(t, kprofBin, dir)
-			var args []string
+			runs := [][]string{nil}
 			if filepath.Base(dir) == "panics" {
-				args = []string{"crash"} // end with an uncaught panic
+				// End with an uncaught panic, and with a fatal error.
+				runs = [][]string{{"crash"}, {"fatal"}}
 			}
-			wantOut, wantErr, wantCode := runBoth(t, plain, args)
-			prof := filepath.Join(t.TempDir(), "p.kprof")
-			gotOut, gotErr, gotCode := runBoth(t, inst, args, "KPROF_OUT="+prof)
-			if gotCode != wantCode {
-				t.Errorf("exit status %d, want %d", gotCode, wantCode)
-			}
-			if gotOut != wantOut {
-				t.Errorf("stdout differs:\n--- kprof ---\n%s\n--- go ---\n%s", gotOut, wantOut)
-			}
-			if a, b := normalizeTrace(gotErr), normalizeTrace(wantErr); a != b {
-				t.Errorf("stderr differs:\n--- kprof ---\n%s\n--- go ---\n%s", a, b)
-			}
-			// A panic that ends the program writes the profile too
-			// (the runtime patch's kprofPanicExit).
-			p, err := profile.ParseFile(prof)
-			if err != nil {
-				t.Fatalf("profile: %v", err)
-			}
-			if p.TotalInstructions <= 0 {
-				t.Errorf("profile counts %d instructions", p.TotalInstructions)
+			for _, args := range runs {
+				checkSemantics(t, plain, inst, args)
 			}
 		})
+	}
+}
+
+// checkSemantics runs the plain and the kprof build of a program with
+// args, and requires the same output and exit status, and a valid profile
+// from the kprof build.
+func checkSemantics(t *testing.T, plain, inst string, args []string) {
+	t.Helper()
+	wantOut, wantErr, wantCode := runBoth(t, plain, args)
+	prof := filepath.Join(t.TempDir(), "p.kprof")
+	gotOut, gotErr, gotCode := runBoth(t, inst, args, "KPROF_OUT="+prof)
+	if gotCode != wantCode {
+		t.Errorf("%v: exit status %d, want %d", args, gotCode, wantCode)
+	}
+	if gotOut != wantOut {
+		t.Errorf("%v: stdout differs:\n--- kprof ---\n%s\n--- go ---\n%s", args, gotOut, wantOut)
+	}
+	if a, b := normalizeTrace(gotErr), normalizeTrace(wantErr); a != b {
+		t.Errorf("%v: stderr differs:\n--- kprof ---\n%s\n--- go ---\n%s", args, a, b)
+	}
+	// A panic or a fatal error that ends the program writes the
+	// profile too (the runtime patch's kprofPanicExit).
+	p, err := profile.ParseFile(prof)
+	if err != nil {
+		t.Fatalf("%v: profile: %v", args, err)
+	}
+	if p.TotalInstructions <= 0 {
+		t.Errorf("%v: profile counts %d instructions", args, p.TotalInstructions)
 	}
 }
 
@@ -76,7 +87,7 @@ func runBoth(t *testing.T, bin string, args []string, env ...string) (stdout, st
 
 var (
 	hexOffset = regexp.MustCompile(` \+0x[0-9a-f]+`)
-	args      = regexp.MustCompile(`\(0x[0-9a-f, .?{}]*\)`)
+	args      = regexp.MustCompile(`\(\{?0x[0-9a-fx, .?{}]*\)`)
 	goroutine = regexp.MustCompile(`goroutine \d+ gp=0x[0-9a-f]+ m=\d+ mp=0x[0-9a-f]+`)
 	addr      = regexp.MustCompile(`(addr|pc)=0x[0-9a-f]+`)
 )

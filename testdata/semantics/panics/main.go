@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 )
 
 var errBoom = errors.New("boom")
@@ -46,6 +47,11 @@ func main() {
 		fmt.Println(i, mayPanic(i))
 	}
 	fmt.Println(rethrow())
+	if len(os.Args) > 1 && os.Args[1] == "fatal" {
+		// A fatal error, not a panic: nothing can recover it.
+		var mu sync.Mutex
+		mu.Unlock()
+	}
 	if len(os.Args) > 1 {
 		var p *struct{ x int }
 		fmt.Println(p.x) // nil dereference: uncaught

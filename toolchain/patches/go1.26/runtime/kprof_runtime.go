@@ -254,12 +254,32 @@ var (
 // once: a hook that panics in turn ends the program without them. The
 // other exit hooks (coverage's) do not run on a panic, as without kprof.
 func kprofPanicExit() {
-	gp := getg()
-	if gp.m == nil || gp != gp.m.curg || gp.m.locks != 0 || gp.m.mallocing != 0 || !kprofPanicRan.CompareAndSwap(0, 1) {
+	if !kprofMayExit() || !kprofPanicRan.CompareAndSwap(0, 1) {
 		return
 	}
 	for _, f := range kprofPanicHooks {
 		f()
+	}
+}
+
+// kprofMayExit reports whether the calling goroutine may run the exit
+// hooks: a user goroutine, not the system stack, holding no runtime lock.
+//
+//go:nosplit
+func kprofMayExit() bool {
+	gp := getg()
+	return gp.m != nil && gp == gp.m.curg && gp.m.locks == 0 && gp.m.mallocing == 0
+}
+
+// kprofFatalExit is kprofPanicExit for fatal, which is nosplit and may run
+// where the stack must not grow: the hooks run only from a goroutine that
+// may run them, whose stack may grow (fatal errors the runtime finds with
+// a lock held, such as a deadlock, write no profile).
+//
+//go:nosplit
+func kprofFatalExit() {
+	if kprofMayExit() {
+		kprofPanicExit()
 	}
 }
 
