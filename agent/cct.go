@@ -29,7 +29,10 @@ type Settings struct {
 	// that many distinct contexts goes on in the ones it has; a stack
 	// that would need another is counted, from the deepest context of
 	// its own it shares, below an overflow context (Overflow) whose
-	// children are the stacks' innermost functions. The bound holds
+	// children are the stacks' innermost functions. Those have a
+	// budget as large (beyond it, the overflow context at the root
+	// takes them), so that a goroutine adds at most three times
+	// MaxContexts contexts, and one per function. The bound holds
 	// per goroutine, counted in the order it runs, so a deterministic
 	// program's profile stays the same on every run.
 	MaxContexts int64
@@ -48,10 +51,6 @@ const DefaultMaxContexts = 1 << 22
 
 // Overflow is the function of the overflow contexts (Settings.MaxContexts).
 var Overflow = Func{Name: profile.OverflowName}
-
-// overflowStamp is the stamp of the overflow contexts and their children,
-// which no budget counts.
-const overflowStamp = ^uint64(0)
 
 // The agent's trees live outside the Go heap (counter.Alloc): sampling
 // allocates nothing the program could observe (testing.AllocsPerRun, GC
@@ -79,8 +78,7 @@ type node struct {
 	// as may be.
 	fn *Func
 	// stamp is the gstate.gid of the latest goroutine that counted the
-	// context against its budget (visit), or overflowStamp for the
-	// contexts beyond a budget: an overflow node and its children.
+	// context against its budget (visit, overflowed).
 	stamp   uint64
 	child   *node // first child
 	parent  *node // nil for a tree's root, which is no chunk's
@@ -332,10 +330,11 @@ type gstate struct {
 	owner uint64 // CCT.id of the agent that made it
 	// gid identifies the goroutine that runs with the state: state
 	// number and generation (Register). visits counts the contexts it
-	// has stamped (visit); budget is Settings.MaxContexts.
-	gid, sid       uint64
-	visits, budget int64
-	root           node
+	// has stamped (visit), over the overflow contexts' children
+	// (overflowed); budget is Settings.MaxContexts, the bound of each.
+	gid, sid             uint64
+	visits, over, budget int64
+	root                 node
 	// The path cache (paper Fig. 9): path[i] is the node of fns[:i+1], and
 	// fns[:n] the stack of the goroutine's previous sample. The entries
 	// beyond n are those of an earlier, deeper sample, kept: a stack that
@@ -427,7 +426,7 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 	}
 	switch {
 	case c == nil:
-		if n.stamp == overflowStamp || g.visits >= g.budget && n.parent != nil {
+		if n.fn == &Overflow || overflowChild(n) || g.visits >= g.budget && n.parent != nil {
 			// (Not cached: the slot is for n's own child.)
 			return g.overflowed(n, f)
 		}
@@ -459,7 +458,8 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 //
 //go:noinline
 func (g *gstate) visit(cur, c *node, f *Func) *node {
-	if c.stamp == overflowStamp {
+	if overflowChild(c) {
+		// (overflowed stamped it: not reached.)
 		return c
 	}
 	if g.visits < g.budget || cur.parent == nil {
@@ -472,24 +472,54 @@ func (g *gstate) visit(cur, c *node, f *Func) *node {
 	return g.overflowed(cur, f)
 }
 
+// overflowChild reports whether n is the child of an overflow context.
+// What is an overflow context is known from the functions alone, in every
+// tree, however its nodes were made (merge, FlushRunning).
+func overflowChild(n *node) bool { return n.parent != nil && n.parent.fn == &Overflow }
+
 // overflowed returns the overflow context for f below n: the child for f
 // of n's overflow context, made if new. An overflow context's children
 // have no children of their own: below one of them (n), the child for f
 // is its overflow context's.
+//
+// A goroutine's overflow contexts have a budget too, as large as its
+// contexts' (counted as the goroutine first reaches them, as visit
+// counts): beyond it, a stack that needs another goes to the child for f
+// of the goroutine's overflow context at the root, of which there are no
+// more than functions. The trees of no goroutine (the merged tree and
+// scratch) have no budget.
 func (g *gstate) overflowed(n *node, f *Func) *node {
-	o := n
+	var o *node
 	switch {
-	case n.stamp != overflowStamp:
-		o = g.marked(n, &Overflow)
-	case n.fn != &Overflow:
+	case n.fn == &Overflow:
+		o = n // (merge, making an overflow context's children)
+	case overflowChild(n):
 		o = n.parent
 	}
-	return g.marked(o, f)
+	capped := g.owner != 0 && g.over >= g.budget
+	if o == nil {
+		o = g.marked(n, &Overflow, !capped)
+	}
+	var c *node
+	if o != nil {
+		c = g.marked(o, f, !capped)
+	}
+	if g.owner == 0 {
+		return c
+	}
+	switch {
+	case c == nil || capped && c.stamp != g.gid:
+		c = g.marked(g.marked(&g.root, &Overflow, true), f, true)
+	case c.stamp != g.gid && o.parent != &g.root:
+		g.over++
+	}
+	c.stamp = g.gid
+	return c
 }
 
-// marked returns n's child for f, made with the overflow stamp if new,
-// through the child cache.
-func (g *gstate) marked(n *node, f *Func) *node {
+// marked returns n's child for f, through the child cache; if n has none,
+// it makes one if create is set, and returns nil otherwise.
+func (g *gstate) marked(n *node, f *Func, create bool) *node {
 	h := g.kidSlot(n, f)
 	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
 		return c
@@ -499,8 +529,10 @@ func (g *gstate) marked(n *node, f *Func) *node {
 		c = c.next
 	}
 	if c == nil {
+		if !create {
+			return nil
+		}
 		c = n.childOf(f, &g.nodes)
-		c.stamp = overflowStamp
 	}
 	g.kids[h] = c
 	return c
@@ -655,14 +687,16 @@ func (a *CCT) Register() int64 {
 	// A new goroutine, with a budget of its own; the path cache's kept
 	// entries are its predecessor's, whose stamps are not its own.
 	g.gid = g.sid | (g.gid+1)&(1<<genBits-1)
-	g.visits = 0
+	g.visits, g.over = 0, 0
 	g.path, g.fns = g.path[:0], g.fns[:0]
 	return a.first
 }
 
 // genBits is the width of a goroutine's generation in its gid: the
-// generation wraps after 2⁴⁰ goroutines on one state, where a node may
-// still hold the stamp of the goroutine that had it before.
+// generation wraps after 2⁴⁰ goroutines on one state, and the state
+// numbers after 2²⁴ states (goroutines alive at once), where a node may
+// still hold the stamp of another goroutine's: that goroutine would not
+// count it.
 const genBits = 40
 
 // Sample implements Profiler. Its cost is proportional to the part of the

@@ -710,3 +710,115 @@ func TestContextBudget(t *testing.T) {
 		})
 	}
 }
+
+var fd = &Func{Name: "d", File: "p/d.go", Line: 4}
+
+// emulateFlushRunning does what flushRunning does for one running state
+// (the loop after counter.FlushOthers), with n instructions.
+func emulateFlushRunning(a *CCT, g *gstate, n int64) {
+	m := a.merged
+	var path []*Func
+	for x := g.last; x.parent != nil; x = x.parent {
+		path = append(path, x.fn)
+	}
+	cur := &m.root
+	for i := len(path) - 1; i >= 0; i-- {
+		cur = m.child(cur, path[i])
+	}
+	cur.instr += n
+}
+
+// A snapshot (KPROF_INTERVAL, live) taken while a goroutine's last sample
+// is in an overflow context makes that context in the merged tree, which
+// another goroutine takes later: the contexts it counts its stacks in are
+// the same with or without it. (Overflow contexts were once known by a
+// stamp, which FlushRunning's did not have. Found in review.)
+func TestContextBudgetSnapshot(t *testing.T) {
+	roots := make([]*Func, 400)
+	for i := range roots {
+		roots[i] = &Func{Name: fmt.Sprintf("r%03d", i), File: "p/r.go", Line: i}
+	}
+	defer runtime.KeepAlive(roots)
+	run := func(snapshot bool) map[string][2]int64 {
+		a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 100, MaxContexts: 2})
+		// G0: a large tree, merged at its end.
+		*counter.Local() = nil
+		a.Register()
+		for _, r := range roots {
+			a.Sample([]*Func{r}, 0, 1)
+		}
+		a.Exit(0)
+		// G1: over its budget; its last sample is in a;b;O;c.
+		*counter.Local() = nil
+		a.Register()
+		a.Sample([]*Func{fa}, 0, 1)
+		a.Sample([]*Func{fa, fb}, 0, 1)
+		a.Sample([]*Func{fa, fb, fc}, 0, 1)
+		g1 := (*gstate)(*counter.Local())
+		if snapshot {
+			emulateFlushRunning(a, g1, 0) // (0: the tail is irrelevant here)
+		}
+		// G2: stamps a and a;b, then root contexts (exempt) until it takes
+		// the merged tree, then the stacks a;b;c and a;b;c;d.
+		*counter.Local() = nil
+		a.Register()
+		a.Sample([]*Func{fa}, 0, 1)
+		a.Sample([]*Func{fa, fb}, 0, 1)
+		for _, r := range roots[:254] {
+			a.Sample([]*Func{r}, 0, 1)
+		}
+		if a.merged.nodes.n != 0 {
+			t.Fatalf("not taken")
+		}
+		a.Sample([]*Func{fa, fb, fc}, 0, 10)
+		a.Sample([]*Func{fa, fb, fc, fd}, 0, 20)
+		a.Exit(0)
+		*counter.Local() = unsafe.Pointer(g1)
+		a.Exit(0)
+		got := contextCounts(a.Profile(profile.Meta{Program: "t"}))
+		for k := range got {
+			if len(k) > 0 && k[0] == 'r' {
+				delete(got, k)
+			}
+		}
+		return got
+	}
+	without, with := run(false), run(true)
+	if fmt.Sprint(without) != fmt.Sprint(with) {
+		t.Errorf("without a snapshot:\n%v\nwith one:\n%v", without, with)
+	}
+}
+
+// A goroutine's overflow contexts are bounded too: every context it stamped
+// could get an overflow child per innermost function (816 contexts for a
+// budget of 8 here, before they had a budget; found in review). Now: the
+// budget's contexts, as many overflow contexts and as many of their
+// children, and the overflow context at the root with a child per
+// function.
+func TestContextBudgetOverflows(t *testing.T) {
+	const budget, leaves = 8, 100
+	r := &Func{Name: "r", File: "p/r.go", Line: 1}
+	ls := make([]*Func, leaves)
+	for i := range ls {
+		ls[i] = &Func{Name: fmt.Sprintf("l%03d", i), File: "p/l.go", Line: i}
+	}
+	defer runtime.KeepAlive(ls)
+	a := NewCCT(Settings{Mode: profile.ModeSample, Granularity: 100, MaxContexts: budget})
+	*counter.Local() = nil
+	a.Register()
+	var stack []*Func
+	for range budget {
+		stack = append(stack, r)
+		a.Sample(stack, 0, 1) // r, r;r, ...: the budget
+	}
+	for d := 1; d <= budget; d++ {
+		for _, l := range ls {
+			a.Sample(append(stack[:d:d], l), 0, 1)
+		}
+	}
+	g := (*gstate)(*counter.Local())
+	t.Logf("budget %d: the goroutine's tree has %d contexts", budget, g.nodes.n)
+	if g.nodes.n > 3*budget+1+leaves+1 {
+		t.Errorf("%d contexts for a budget of %d", g.nodes.n, budget)
+	}
+}

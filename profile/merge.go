@@ -68,6 +68,9 @@ func Merge(ps ...*Profile) (*Profile, error) {
 // modify q; when it fails (counts whose sum overflows an int64), p is left
 // with part of q added.
 func (p *Profile) Add(q *Profile) error {
+	if p == nil || p.Root == nil || q == nil || q.Root == nil {
+		return errors.New("add: a nil profile or tree")
+	}
 	if err := SameMetric(&q.Meta, &p.Meta); err != nil {
 		return fmt.Errorf("add: %w", err)
 	}

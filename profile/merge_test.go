@@ -106,6 +106,9 @@ func TestAdd(t *testing.T) {
 	if err := got.Add(other); err == nil || !errors.Is(err, ErrMetric) {
 		t.Errorf("Add of another metric: %v, want an error wrapping ErrMetric", err)
 	}
+	if err := got.Add(nil); err == nil {
+		t.Errorf("Add(nil) succeeded")
+	}
 }
 
 func TestMergeErrors(t *testing.T) {
