@@ -699,10 +699,17 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 	case caseValue:
 		e := at.Node.(ast.Expr)
 		sw := f.switchOf(e)
-		tagType := f.info.TypeOf(sw.Tag)
-		ts, ok := f.typeString(tagType)
+		// The value keeps its own type, which need only be comparable
+		// with the tag's (an interface value against a concrete tag:
+		// goja's switch on a float against Values); an untyped one is
+		// converted to the tag's type, as the switch converts it.
+		valType := f.info.TypeOf(sw.Tag)
+		if t := f.info.TypeOf(e); t != nil && !isUntyped(t) {
+			valType = t
+		}
+		ts, ok := f.typeString(valType)
 		if !ok {
-			f.approx = append(f.approx, fmt.Sprintf("%s: case value at %s: tag type %s cannot be named here; %d instructions not counted", p.Fn, f.fset.Position(e.Pos()), tagType, n))
+			f.approx = append(f.approx, fmt.Sprintf("%s: case value at %s: type %s cannot be named here; %d instructions not counted", p.Fn, f.fset.Position(e.Pos()), valType, n))
 			return
 		}
 		if !f.generics {
@@ -1465,4 +1472,10 @@ func clausesTerminate(s ast.Stmt) bool {
 		}
 	}
 	return hasDefault
+}
+
+// isUntyped reports whether t is the type of an untyped constant or of nil.
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0 || ok && b.Kind() == types.UntypedNil
 }
