@@ -990,15 +990,31 @@ func enterAgent(s *state) {
 // testing reads it to count a benchmark's instructions per operation.
 func Executed() int64 { return executed() }
 
+// minStack is the length of a goroutine's stack buffer at its start (the
+// runtime's kprofMinStack): a new g's, and the one a g keeps for its next
+// goroutine.
+const minStack = 64
+
 // grow enlarges the stack buffer to hold at least d entries; entries the
 // buffer could not hold are unknown until pushed again.
 func grow(s *state, d int) {
 	n := 2 * len(s.Stack)
-	if n < 64 {
-		n = 64
+	if n < minStack {
+		n = minStack
 	}
 	for n < d {
 		n *= 2
+	}
+	if n <= cap(s.Stack) {
+		// The buffer of an earlier goroutine on the g, which the runtime
+		// cut back to minStack when it ended: beyond the length, entries
+		// are written before they are read.
+		ns := s.Stack[:n]
+		for i := len(s.Stack); i < d; i++ {
+			ns[i] = uintptr(unsafe.Pointer(&unknown))
+		}
+		s.Stack = ns
+		return
 	}
 	// The header first (hdr), then the entries.
 	buf := unsafe.Slice((*uintptr)(Alloc((hdrSize+uintptr(n))*unsafe.Sizeof(uintptr(0)))), hdrSize+uintptr(n))

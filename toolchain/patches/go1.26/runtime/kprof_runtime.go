@@ -333,6 +333,9 @@ func KprofClaimPending() int64 {
 	return n
 }
 
+// kprofMinStack is the length of a goroutine's stack buffer at its start.
+const kprofMinStack = 64
+
 func kprofGoexit() {
 	if h := kprofGoexitHook; h != nil {
 		h()
@@ -345,6 +348,14 @@ func kprofGoexit() {
 	kprofRetired += k.executed()
 	k.Count, k.Gran, k.Depth, k.InAgent, k.Known, k.Local, k.Done, k.Dirty = 0, 0, 0, false, false, nil, 0, 0
 	k.Pool = [KprofPoolCap]KprofPoolItem{}
+	// The stack buffer stays with the g, at the length a new g's has
+	// (package counter's minStack): a push beyond the buffer is lost
+	// until a sample grows it, and what a goroutine loses must not
+	// depend on the g it runs on (a deep recursion's sampled profile
+	// differed from run to run: go-toml's tests).
+	if len(k.Stack) > kprofMinStack {
+		k.Stack = k.Stack[:kprofMinStack]
+	}
 	unlock(&allglock)
 	if raceenabled {
 		racereleasemergeg(gp, unsafe.Pointer(k))
