@@ -699,15 +699,19 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 	case caseValue:
 		e := at.Node.(ast.Expr)
 		sw := f.switchOf(e)
-		// The value keeps its own type, which need only be comparable
-		// with the tag's (an interface value against a concrete tag:
-		// goja's switch on a float against Values); an untyped one is
-		// converted to the tag's type, as the switch converts it.
+		// The tag's type, or, for a value that is not assignable to it
+		// (it need only be comparable with it: an interface value
+		// against a concrete tag, goja's switch on a float against
+		// Values), the value's own type. (Untyped values are converted
+		// to the tag's type, as the switch converts them. The tag's
+		// type first: the value's may not be nameable here, an
+		// unexported type of another package or a shadowed name.)
 		valType := f.info.TypeOf(sw.Tag)
-		if t := f.info.TypeOf(e); t != nil && !isUntyped(t) {
+		if t := f.info.TypeOf(e); t != nil && !isUntyped(t) && !types.AssignableTo(t, valType) {
 			valType = t
 		}
 		ts, ok := f.typeString(valType)
+		ok = ok && f.nameableAt(valType, e.Pos())
 		if !ok {
 			f.approx = append(f.approx, fmt.Sprintf("%s: case value at %s: type %s cannot be named here; %d instructions not counted", p.Fn, f.fset.Position(e.Pos()), valType, n))
 			return
@@ -1478,4 +1482,51 @@ func clausesTerminate(s ast.Stmt) bool {
 func isUntyped(t types.Type) bool {
 	b, ok := t.(*types.Basic)
 	return ok && b.Info()&types.IsUntyped != 0 || ok && b.Kind() == types.UntypedNil
+}
+
+// nameableAt reports whether the named types in t can be written at pos:
+// none is an unexported type of another package, and none of the
+// package's own is shadowed there by another name.
+func (f *fileEmitter) nameableAt(t types.Type, pos token.Pos) bool {
+	switch t := t.(type) {
+	case *types.Named:
+		if !f.objNameableAt(t.Obj(), pos) {
+			return false
+		}
+		for i := range t.TypeArgs().Len() {
+			if !f.nameableAt(t.TypeArgs().At(i), pos) {
+				return false
+			}
+		}
+	case *types.Alias:
+		return f.objNameableAt(t.Obj(), pos)
+	case *types.Pointer:
+		return f.nameableAt(t.Elem(), pos)
+	case *types.Slice:
+		return f.nameableAt(t.Elem(), pos)
+	case *types.Array:
+		return f.nameableAt(t.Elem(), pos)
+	case *types.Chan:
+		return f.nameableAt(t.Elem(), pos)
+	case *types.Map:
+		return f.nameableAt(t.Key(), pos) && f.nameableAt(t.Elem(), pos)
+	}
+	return true
+}
+
+// objNameableAt reports whether the type name obj can be written at pos.
+func (f *fileEmitter) objNameableAt(obj *types.TypeName, pos token.Pos) bool {
+	if obj.Pkg() == nil {
+		return true // (error, comparable)
+	}
+	if obj.Pkg() != f.pkg {
+		return obj.Exported()
+	}
+	// The package's own, or a local type: its name must lead to it.
+	if scope := f.pkg.Scope().Innermost(pos); scope != nil {
+		if _, o := scope.LookupParent(obj.Name(), pos); o != obj {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 )
 
@@ -60,6 +61,33 @@ func errs(err error) int {
 	return 0
 }
 
+// body's case value is of an unexported type of another package
+// (http.noBody), which the rewrite cannot name: the tag's type serves.
+func body(r io.ReadCloser) int {
+	switch r {
+	case nil:
+		return 9
+	case http.NoBody:
+		return 3
+	}
+	return 4
+}
+
+type node struct{ next *node }
+
+var root = &node{}
+
+// isRoot's case value has a type whose name a parameter shadows.
+func isRoot(n any, node *node) int {
+	switch n {
+	case node:
+		return 1
+	case root:
+		return 2
+	}
+	return 0
+}
+
 func main() {
 	s := 0
 	for i := 0; i < 9; i++ {
@@ -76,5 +104,7 @@ func main() {
 	for _, err := range []error{errMine, io.EOF, nil, errors.New("other")} {
 		s += errs(err)
 	}
+	s += body(nil) + body(http.NoBody) + body(io.NopCloser(f))
+	s += isRoot(root, nil) + isRoot(root, root) + isRoot(3, root)
 	fmt.Println(s)
 }

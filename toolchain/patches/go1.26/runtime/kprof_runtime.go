@@ -257,9 +257,14 @@ func kprofPanicExit() {
 	if !kprofMayExit() || !kprofPanicRan.CompareAndSwap(0, 1) {
 		return
 	}
+	// While the hooks write the profile, the program goes on: counted
+	// as panicking, so that a main that returns meanwhile waits for the
+	// crash (runtime.main parks) instead of exiting with status 0.
+	panicking.Add(1)
 	for _, f := range kprofPanicHooks {
 		f()
 	}
+	panicking.Add(-1)
 }
 
 // kprofMayExit reports whether the calling goroutine may run the exit
