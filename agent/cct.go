@@ -298,11 +298,19 @@ func (p *chunkPool) put(c *nodeChunk) {
 	p.mu.Unlock()
 }
 
+// find returns n's child for f, nil if it has none.
+func (n *node) find(f *Func) *node {
+	c := n.child
+	for c != nil && c.fn != f {
+		c = c.next
+	}
+	return c
+}
+
+// childOf returns n's child for f, made in a if new.
 func (n *node) childOf(f *Func, a *arena) *node {
-	for c := n.child; c != nil; c = c.next {
-		if c.fn == f {
-			return c
-		}
+	if c := n.find(f); c != nil {
+		return c
 	}
 	c := a.new(f)
 	c.next = n.child
@@ -458,10 +466,8 @@ func (g *gstate) miss(n *node, f *Func, h uint64) *node {
 //
 //go:noinline
 func (g *gstate) visit(cur, c *node, f *Func) *node {
-	if overflowChild(c) {
-		// (overflowed stamped it: not reached.)
-		return c
-	}
+	// (Not an overflow context's child: overflowed, the only way to
+	// one, stamps it.)
 	if g.visits < g.budget || cur.parent == nil {
 		// (The outermost functions are never beyond a budget: there
 		// are no more of them than functions.)
@@ -524,15 +530,11 @@ func (g *gstate) marked(n *node, f *Func, create bool) *node {
 	if c := g.kids[h]; c != nil && c.parent == n && c.fn == f {
 		return c
 	}
-	c := n.child
-	for c != nil && c.fn != f {
-		c = c.next
-	}
-	if c == nil {
-		if !create {
-			return nil
-		}
+	var c *node
+	if create {
 		c = n.childOf(f, &g.nodes)
+	} else if c = n.find(f); c == nil {
+		return nil
 	}
 	g.kids[h] = c
 	return c
