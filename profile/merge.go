@@ -57,6 +57,11 @@ func Merge(ps ...*Profile) (*Profile, error) {
 			return nil, fmt.Errorf("merge: profile %d: %w", i, err)
 		}
 	}
+	// Each count fits, but their sums over the tree may not (found by
+	// FuzzParse, merging a profile with itself).
+	if err := out.CheckValid(); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	return out, nil
 }
 
