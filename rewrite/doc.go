@@ -184,9 +184,19 @@
 // likelyadjustPatches and layoutPatches): the side of the branch that
 // reaches a slow path of package counter is unlikely and laid out after the
 // rest, the join where the fast path continues right after the check, so
-// that the fast path falls through. It also merges two constant charges in
-// a row into one (rewriteAMD64Patches): a caller's charge before a call and
-// the entry charge of the callee the compiler inlined there.
+// that the fast path falls through. It keeps the count and the stack's
+// depth in registers between calls (kprofPromote, run with branchelimPatches):
+// loaded at a function's entry and after each call, stored before each call
+// and return, so that charges, checks, pushes and pops are register
+// arithmetic, not read-modify-writes of the goroutine's g that wait on one
+// another. (So a runtime error that unwinds a function, such as a nil
+// dereference, leaves what it charged since its last call uncounted, as the
+// accumulator above does; and a profile of a running program, which reads
+// other goroutines' counts, sees what each stored at its last call.) Where
+// it cannot (an address of the fields escapes, as in -race builds), it
+// merges two constant charges in a row into one (rewriteAMD64Patches): a
+// caller's charge before a call and the entry charge of the callee the
+// compiler inlined there.
 //
 // # Pops
 //

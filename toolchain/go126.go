@@ -224,10 +224,19 @@ var regallocPatches = []Edit{
 // math/big's divWW turns "if r1 != 0 { qq++; r0 -= d }" into conditional
 // moves; kprof's kept a branch, which mispredicted). kprof's own diamonds,
 // a branch tick's retraced condition, become conditional moves too.
+//
+// The first edit runs kprofPromote (patches/go1.26/compile/ssa/kprof_promote.go)
+// before the if-conversion: it keeps the fields of g that kprof's inlined
+// counter code updates (the count, the stack's depth) in registers between
+// calls, and its values join the accumulator's in the limits above.
 var branchelimPatches = []Edit{
 	{
+		Old: "func branchelim(f *Func) {\n",
+		New: "func branchelim(f *Func) {\n\tkpp := kprofPromote(f)\n",
+	},
+	{
 		Old: "\tchange := true\n\tfor change {\n\t\tchange = false\n\t\tfor _, b := range f.Blocks {\n\t\t\tchange = elimIf(f, loadAddr, b) || elimIfElse(f, loadAddr, b) || change\n",
-		New: "\tkp := kprofAccumulator(f)\n\tchange := true\n\tfor change {\n\t\tchange = false\n\t\tfor _, b := range f.Blocks {\n\t\t\tchange = elimIf(f, loadAddr, b, kp) || elimIfElse(f, loadAddr, b, kp) || change\n",
+		New: "\tkp := kprofAccumulator(f, kpp)\n\tchange := true\n\tfor change {\n\t\tchange = false\n\t\tfor _, b := range f.Blocks {\n\t\t\tchange = elimIf(f, loadAddr, b, kp) || elimIfElse(f, loadAddr, b, kp) || change\n",
 	},
 	{
 		Old: "func elimIf(f *Func, loadAddr *sparseSet, dom *Block) bool {\n",

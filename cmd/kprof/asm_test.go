@@ -12,191 +12,138 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 )
 
-// TestFastPathInstructions disassembles an instrumented function and checks
-// the machine code of every granularity check and its block's charge: no
-// call on the fast path, and at most four instructions. The count lives in
-// the goroutine's g (register R14). These forms occur (the compiler may put
-// NOPs in between; they are reported, not counted). The branch goes to the
-// slow path, laid out of line, when the count is due: the fast path does
-// not take it (a loop's back edge apart):
-//   - check, then charge: compare the count with zero, branch to the slow
-//     path, subtract the block's weight from memory (3); in a function
-//     that accumulates its charges in a register, the entry check is
-//     followed by no charge of the count at all (2: the entry block's
-//     weight goes to the register);
-//   - in a function that accumulates its charges in a register (a loop
-//     without calls): compare the count in memory with the register,
-//     branch (2), and the block's charge, an addition to that register
-//     (1); or, where the compiler loads the count for another use too,
-//     load, compare, branch (3) and the charge (1);
-//   - at a return, charge, then check: the accumulated charges are flushed
-//     with the block's (their sum, a subtraction from memory), then the
-//     count is compared and the branch taken (4: a flush per return, not
-//     per block); or, where the compiler computes the new count in a
-//     register, a load, a subtraction, an addition, a store, the compare
-//     and the branch (6).
+// TestCountInRegisters disassembles instrumented functions and checks
+// that kprof's compiler keeps the goroutine's count in a register between
+// calls (toolchain/patches/go1.26/compile/ssa, kprofPromote): a charge is
+// an addition to a register and a check a compare of registers, so that
+// no charge waits on the one before it through memory. The count lives in
+// the goroutine's g (register R14): every instruction that reaches it is
+// a load (at entry and after a call) or a store (before a call or a
+// return), never a read-modify-write or a compare with memory. And a
+// check's slow path is laid out of line (likelyadjustPatches,
+// layoutPatches): no fall-through of a conditional branch runs into a
+// call of package counter's slow paths.
 //
-// The first two forms are matched instruction by instruction, so their
-// counts are their shapes; a flush is counted from its load to the branch.
-func TestFastPathInstructions(t *testing.T) {
+// The functions: main.work of testdata/many (a loop whose charges
+// accumulate in a register, a final check), main.(*rng).below of
+// testdata/progs/merges (a caller's charge before an inlined call and the
+// callee's entry charge, once two additions to memory in a row) and
+// main.sumSquares of testdata/progs/folds (inlined small leaves).
+func TestCountInRegisters(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("amd64 only")
 	}
 	kprofBin := buildKprof(t)
-	bin := kprofBuild(t, kprofBin, "../../testdata/many", "-pkgs", "main")
-	insts := disassemble(t, bin, "main.work")
-	isNop := func(in x86asm.Inst) bool { return in.Op == x86asm.NOP }
-	onCount := countOperand(insts)
-	isCharge := func(in x86asm.Inst) bool {
-		return (in.Op == x86asm.ADD || in.Op == x86asm.SUB || in.Op == x86asm.DEC) && onCount(in.Args[0])
-	}
-	// prev returns the index of the instruction before i, NOPs skipped.
-	prev := func(i int) int {
-		for i--; i >= 0 && isNop(insts[i]); i-- {
-		}
-		return i
-	}
-	forms := map[string]int{}
-	for i, in := range insts {
-		if in.Op != x86asm.CMP {
-			continue
-		}
-		j := i + 1
-		for j < len(insts) && isNop(insts[j]) {
-			j++
-		}
-		if j == len(insts) || !strings.HasPrefix(insts[j].Op.String(), "J") {
-			continue
-		}
-		nops := j - i - 1
-		var form string
-		var n int
-		// registerForm finds the charge to the accumulator acc before
-		// instruction k: a check of the "register" form.
-		registerForm := func(k int, acc x86asm.Arg) bool {
-			// Search back (the compiler schedules the charge early), up
-			// to a call or an unconditional jump.
-			for c := k - 1; c >= 0 && c > k-20 && insts[c].Op != x86asm.JMP && insts[c].Op != x86asm.CALL; c-- {
-				if (insts[c].Op == x86asm.ADD || insts[c].Op == x86asm.LEA || insts[c].Op == x86asm.INC || insts[c].Op == x86asm.SUB) && insts[c].Args[0] == acc {
+	for _, tc := range []struct{ dir, fn string }{
+		{"../../testdata/many", "main.work"},
+		{"../../testdata/progs/merges", "main.(*rng).below"},
+		{"../../testdata/progs/folds", "main.sumSquares"},
+	} {
+		t.Run(tc.fn, func(t *testing.T) {
+			bin := kprofBuild(t, kprofBin, tc.dir, "-pkgs", "main")
+			insts, addr := disassembleAt(t, bin, tc.fn)
+			symbolAt := symbolizer(t, bin)
+			onCount := countOperand(insts)
+			slowCall := func(i int) bool {
+				rel, ok := insts[i].Args[0].(x86asm.Rel)
+				if insts[i].Op != x86asm.CALL || !ok {
+					return false
+				}
+				name := symbolAt(addr + uint64(offsetOf(insts, i+1)+int64(rel)))
+				switch strings.TrimPrefix(name, "github.com/kprof/kprof/counter.") {
+				case "S", "SE", "SED", "SK", "SD", "sl":
 					return true
 				}
+				return false
 			}
-			return false
-		}
-		switch {
-		case onCount(in.Args[0]):
-			if acc, ok := in.Args[1].(x86asm.Reg); ok {
-				// The count in memory compared with the accumulator.
-				if !registerForm(i, acc) {
-					continue
+			isJump := func(in x86asm.Inst) bool { return strings.HasPrefix(in.Op.String(), "J") }
+			loads, stores, calls, checks := 0, 0, 0, 0
+			for i, in := range insts {
+				if in.Op == x86asm.CALL {
+					calls++
 				}
-				form, n = "register", 3
-				break
-			}
-			if k := prev(i); k >= 0 && isCharge(insts[k]) {
-				form, n = "charge, check", 3
-				if r, ok := insts[k].Args[1].(x86asm.Reg); ok && insts[k].Op == x86asm.SUB {
-					// A flush: the accumulated charges, a register,
-					// subtracted from the count, the block's own
-					// added to it just before (LEA).
-					form = "flush, check"
-					if c := prev(k); c >= 0 && insts[c].Op == x86asm.LEA && insts[c].Args[0] == r {
-						n++
+				for k, a := range in.Args {
+					if a == nil || !onCount(a) {
+						continue
+					}
+					switch {
+					case in.Op == x86asm.MOV && k == 1:
+						loads++
+					case in.Op == x86asm.MOV && k == 0:
+						stores++
+						// Only a call or a return follows, with no branch
+						// between.
+						j := i + 1
+						for j < len(insts) && insts[j].Op != x86asm.CALL && insts[j].Op != x86asm.RET && !isJump(insts[j]) {
+							j++
+						}
+						if j == len(insts) || isJump(insts[j]) {
+							t.Errorf("%v: the count is stored where no call or return follows", in)
+						}
+					default:
+						t.Errorf("%v: the count is read and written in memory, not kept in a register", in)
 					}
 				}
-				break
-			} else if k >= 0 && insts[k].Op == x86asm.MOV && onCount(insts[k].Args[0]) {
-				// A flush of accumulated charges, then the check: the
-				// count is loaded into a register, the charges are
-				// applied to it, and it is stored back. Count from the
-				// load to the branch, NOPs apart.
-				load := -1
-				for c := prev(k); c >= 0 && c > k-6; c = prev(c) {
-					if insts[c].Op == x86asm.MOV && onCount(insts[c].Args[1]) && insts[c].Args[0] == insts[k].Args[1] {
-						load = c
+				if !isJump(in) || in.Op == x86asm.JMP {
+					continue
+				}
+				// The fall-through of a conditional branch must not be a
+				// slow path (the branch target may be: a check).
+				for j := i + 1; j < len(insts) && !isJump(insts[j]) && insts[j].Op != x86asm.RET; j++ {
+					if slowCall(j) {
+						t.Errorf("%v: the fast path jumps over the slow path (%v)", in, insts[j])
 						break
 					}
 				}
-				if load < 0 {
-					t.Errorf("%v: a store to the count with no load of it before", insts[k])
-					continue
-				}
-				n = 2 // compare, branch
-				for c := load; c <= k; c++ {
-					if !isNop(insts[c]) {
-						n++
+				if rel, ok := in.Args[0].(x86asm.Rel); ok {
+					for j := indexAt(insts, offsetOf(insts, i+1)+int64(rel)); j >= 0 && j < len(insts) && !isJump(insts[j]) && insts[j].Op != x86asm.RET; j++ {
+						if slowCall(j) {
+							checks++
+							break
+						}
 					}
 				}
-				form = "flush, check"
-				break
 			}
-			// Check, then charge: the charge follows on the fast path,
-			// the fall-through where the branch goes to the slow path
-			// when the count is due (JLE).
-			k := j + 1
-			if insts[j].Op != x86asm.JLE {
-				target := int64(0)
-				if rel, ok := insts[j].Args[0].(x86asm.Rel); ok {
-					target = offsetOf(insts, j+1) + int64(rel)
-				}
-				k = indexAt(insts, target)
+			t.Logf("%s: %d loads and %d stores of the count, %d calls, %d checks", tc.fn, loads, stores, calls, checks)
+			if loads == 0 || stores == 0 || checks == 0 {
+				t.Errorf("%s: %d loads and %d stores of the count, %d checks: the function no longer has the shape this test is about", tc.fn, loads, stores, checks)
 			}
-			for ; k >= 0 && k < len(insts) && !isCharge(insts[k]); k++ {
-				if c := insts[k]; c.Op == x86asm.CALL || c.Op == x86asm.RET || strings.HasPrefix(c.Op.String(), "J") {
-					k = -1
-					break
-				}
+			if loads > calls+1 {
+				t.Errorf("%s: %d loads of the count for %d calls: it is loaded only at entry and after a call", tc.fn, loads, calls)
 			}
-			if k < 0 || k == len(insts) {
-				form, n = "check", 2
-				break
-			}
-			form, n = "check, charge", 3
-		default:
-			// A compare of the count loaded into a register with the
-			// register that accumulates the charges.
-			k := prev(i)
-			if k < 0 || insts[k].Op != x86asm.MOV || !onCount(insts[k].Args[1]) {
-				continue
-			}
-			loaded := insts[k].Args[0]
-			acc := in.Args[0]
-			if acc == loaded {
-				acc = in.Args[1]
-			}
-			if !registerForm(k, acc) {
-				continue
-			}
-			form, n = "register", 4
-		}
-		forms[form]++
-		t.Logf("%s: %v; %v (%d instructions, +%d NOP)", form, in, insts[j], n, nops)
-		// The slow path is out of line (toolchain/patches/go1.26/compile,
-		// likelyadjustPatches): the fast path does not take the branch,
-		// unless it is a loop's back edge.
-		if rel, ok := insts[j].Args[0].(x86asm.Rel); ok && insts[j].Op != x86asm.JLE && rel > 0 {
-			t.Errorf("%s: %v; %v: the fast path jumps over the slow path", form, in, insts[j])
-		}
-		if limit := 4; form != "flush, check" && n > limit || n > 6 {
-			t.Errorf("%s: %d instructions", form, n)
-		}
+		})
 	}
-	for _, f := range []string{"register", "flush, check"} {
-		if forms[f] == 0 {
-			t.Errorf("no check of the form %q in main.work (found %v)", f, forms)
-		}
+}
+
+// symbolizer returns a function that names the ELF symbol at an address
+// of the binary bin.
+func symbolizer(t *testing.T, bin string) func(uint64) string {
+	syms, err := openELF(t, bin).Symbols()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if forms["check"]+forms["check, charge"] == 0 {
-		t.Errorf("no entry check in main.work (found %v)", forms)
+	return func(pc uint64) string {
+		for _, s := range syms {
+			if s.Value <= pc && pc < s.Value+s.Size {
+				return s.Name
+			}
+		}
+		return ""
 	}
 }
 
 // countOperand returns a function that reports whether an operand is the
-// goroutine's count, found in insts: the entry check compares it with zero.
+// goroutine's count, found in insts: the entry check is the first to read
+// a field of g other than the stack bound (loaded into a register, or
+// compared in memory by the stock compiler).
 func countOperand(insts []x86asm.Inst) func(x86asm.Arg) bool {
 	disp := int64(-1)
 	for _, in := range insts {
-		if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R14 && m.Disp != 0x10 {
+		m, ok := in.Args[1].(x86asm.Mem)
+		if in.Op == x86asm.CMP {
+			m, ok = in.Args[0].(x86asm.Mem)
+		}
+		if ok && (in.Op == x86asm.CMP || in.Op == x86asm.MOV) && m.Base == x86asm.R14 && m.Disp != 0x10 {
 			disp = m.Disp
 			break
 		}
@@ -212,9 +159,9 @@ func countOperand(insts []x86asm.Inst) func(x86asm.Arg) bool {
 // charges (toolchain/patches/go1.26/compile, kprofFold): in
 // main.sumSquares of testdata/progs/folds, sq and cube are inlined and
 // no instruction inlined from them writes the count (their checks compare
-// it with the accumulator); the stock compiler's build, whose inliner
-// costs kprof's code (a leaf's check calls the slow path) and inlines
-// neither, counts exactly too.
+// it with the accumulator), but to store it before a slow path's call; the
+// stock compiler's build, whose inliner costs kprof's code (a leaf's check
+// calls the slow path) and inlines neither, counts exactly too.
 func TestFoldedCharges(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("amd64 only")
@@ -236,7 +183,7 @@ func TestFoldedCharges(t *testing.T) {
 		for i, in := range insts {
 			switch in.Op {
 			case x86asm.ADD, x86asm.SUB, x86asm.DEC, x86asm.INC, x86asm.MOV:
-				if onCount(in.Args[0]) {
+				if onCount(in.Args[0]) && !beforeCall(insts, i) {
 					all++
 					pc := addr + uint64(offsetOf(insts, i))
 					if slices.ContainsFunc(inlined, func(r [2]uint64) bool { return r[0] <= pc && pc < r[1] }) {
@@ -255,49 +202,18 @@ func TestFoldedCharges(t *testing.T) {
 	}
 }
 
-// TestMergedCharges checks kprof's compiler patch that merges two charges
-// in a row (toolchain/patches/go1.26/compile, kprofMergeCharges): in
-// main.(*rng).below of testdata/progs/merges, the caller's charge before
-// the call of draw, which the compiler inlines, and draw's entry charge
-// were two additions of constants to the count one after the other; the
-// patched compiler makes them one, inside draw's inlined body. Without the
-// patch the function has two such pairs.
-func TestMergedCharges(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("amd64 only")
-	}
-	kprofBin := buildKprof(t)
-	bin := kprofBuild(t, kprofBin, "../../testdata/progs/merges", "-pkgs", "main")
-	insts, addr := disassembleAt(t, bin, "main.(*rng).below")
-	inlined := inlinedRanges(t, bin, "main.(*rng).draw")
-	onCount := countOperand(insts)
-	constCharge := func(in x86asm.Inst) bool {
-		_, imm := in.Args[1].(x86asm.Imm)
-		return (in.Op == x86asm.ADD || in.Op == x86asm.SUB) && onCount(in.Args[0]) && imm
-	}
-	pairs, inDraw, prev := 0, 0, -1
-	for i, in := range insts {
-		if in.Op == x86asm.NOP {
-			continue
+// beforeCall reports whether a call follows instruction i with no branch
+// or return between.
+func beforeCall(insts []x86asm.Inst, i int) bool {
+	for j := i + 1; j < len(insts); j++ {
+		switch op := insts[j].Op; {
+		case op == x86asm.CALL:
+			return true
+		case op == x86asm.RET || strings.HasPrefix(op.String(), "J"):
+			return false
 		}
-		if constCharge(in) {
-			if prev >= 0 && constCharge(insts[prev]) {
-				pairs++
-			}
-			pc := addr + uint64(offsetOf(insts, i))
-			if slices.ContainsFunc(inlined, func(r [2]uint64) bool { return r[0] <= pc && pc < r[1] }) {
-				inDraw++
-			}
-		}
-		prev = i
 	}
-	t.Logf("main.(*rng).below: %d pairs of constant charges in a row, %d charges in draw's inlined body", pairs, inDraw)
-	if inDraw == 0 {
-		t.Fatal("no charge of the count inside draw's inlined body: the program no longer has the shape this test is about")
-	}
-	if pairs != 0 {
-		t.Errorf("main.(*rng).below adds constants to the count %d times right after another such addition: the charges were not merged", pairs)
-	}
+	return false
 }
 
 // inlinedRanges returns the address ranges of the bodies of the named

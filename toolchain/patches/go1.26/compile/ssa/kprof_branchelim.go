@@ -5,10 +5,11 @@
 package ssa
 
 // kprofAccumulator returns the values kprof's accumulator takes in f: those
-// assigned to a variable of its name (constants apart), and the phis that
+// assigned to a variable of its name (constants apart), those of the g
+// fields kprofPromote keeps in registers (promoted), and the phis that
 // join them.
-func kprofAccumulator(f *Func) map[ID]bool {
-	var kp map[ID]bool
+func kprofAccumulator(f *Func, promoted map[ID]bool) map[ID]bool {
+	kp := promoted
 	for slot, vs := range f.NamedValues {
 		if slot.N == nil || slot.N.Sym() == nil || slot.N.Sym().Name != "_kp" {
 			continue

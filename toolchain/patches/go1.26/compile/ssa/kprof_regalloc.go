@@ -45,11 +45,24 @@ func (s *regAllocState) kprofSaveRegs(call *Value) []kprofSave {
 		done = kprofUnion(done, vi.regs)
 		// Through a copy in the same register (no instruction): the
 		// stack allocator takes a value's store as its spill, and the
-		// value may have one of its own.
-		cp := s.curBlock.NewValue1(call.Pos, OpCopy, st.v.Type, st.c)
+		// value may have one of its own. A narrow integer is saved and
+		// restored as a whole register, so that the register holds
+		// after the call exactly what it held before: restored as a
+		// load of its own type, it would be taken for a value the load
+		// extended (arm64's code generation then drops the extension
+		// of every use, also where the slow path joins the fast one,
+		// on which the register holds the value as it came).
+		t := st.v.Type
+		if (t.IsInteger() || t.IsBoolean()) && t.Size() < s.f.Config.RegSize {
+			t = s.f.Config.Types.UInt64
+			if s.f.Config.RegSize == 4 {
+				t = s.f.Config.Types.UInt32
+			}
+		}
+		cp := s.curBlock.NewValue1(call.Pos, OpCopy, t, st.c)
 		s.setOrig(cp, st.v)
 		s.f.setHome(cp, &s.registers[r])
-		spill := s.curBlock.NewValue1(call.Pos, OpStoreReg, st.v.Type, cp)
+		spill := s.curBlock.NewValue1(call.Pos, OpStoreReg, t, cp)
 		s.setOrig(spill, st.v)
 		saved = append(saved, kprofSave{r, st.v, spill})
 	}
@@ -63,7 +76,7 @@ func (s *regAllocState) kprofRestoreRegs(call *Value, saved []kprofSave) {
 		if s.values[sv.v.ID].uses == nil || s.regs[sv.r].v != nil {
 			continue
 		}
-		ld := s.curBlock.NewValue1(call.Pos, OpLoadReg, sv.v.Type, sv.spill)
+		ld := s.curBlock.NewValue1(call.Pos, OpLoadReg, sv.spill.Type, sv.spill)
 		s.setOrig(ld, sv.v)
 		s.assignReg(sv.r, sv.v, ld)
 	}
