@@ -71,7 +71,9 @@ func Merge(ps ...*Profile) (*Profile, error) {
 // is that of the merged tree, whatever the number of profiles added to it.
 // The profiles must count the same metric ([SameMetric]). Add does not
 // modify q; when it fails (counts whose sum overflows an int64), p is left
-// with part of q added.
+// with part of q added. It checks each count, not their sums over the tree
+// (that takes a walk of p, which adding many profiles one at a time would
+// repeat): call [Profile.CheckValid] once the last is added.
 func (p *Profile) Add(q *Profile) error {
 	if p == nil || p.Root == nil || q == nil || q.Root == nil {
 		return errors.New("add: a nil profile or tree")

@@ -29,6 +29,16 @@ func TestMergeCLI(t *testing.T) {
 	if err := p.WriteFile(filepath.Join(dir, "metric.kprof")); err != nil {
 		t.Fatal(err)
 	}
+	// Calls whose sum over the tree fits, and does not once doubled,
+	// though each context's does.
+	big, err := profile.ParseFile(writeTestProfile(t, dir, "big.kprof", profile.ModeExact, "main.main 1", "main.main;main.work 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.Walk(func(_ []profile.Func, n *profile.Node) { n.Calls = 3 << 60 })
+	if err := big.WriteFile(filepath.Join(dir, "big.kprof")); err != nil {
+		t.Fatal(err)
+	}
 	old := []byte("an existing file\n")
 
 	for _, tc := range []struct {
@@ -50,6 +60,7 @@ func TestMergeCLI(t *testing.T) {
 		{"missing input", []string{"merge", "-o", "out.kprof", "a.kprof", "missing.kprof"}, false, 2, "kprof: missing.kprof: no such file or directory\n", ""},
 		{"metrics", []string{"merge", "-o", "out.kprof", "a.kprof", "metric.kprof"}, false, 2,
 			"kprof: metric.kprof and a.kprof: profiles count different metrics: instructions (metric version 2) and instructions (metric version 1); they cannot be merged (profile both with the same kprof and -metric)\n", ""},
+		{"sums overflow", []string{"merge", "-o", "out.kprof", "big.kprof", "big.kprof"}, false, 2, "kprof: the merge of big.kprof, big.kprof: invalid profile: the sum of calls over all nodes overflows int64 (at node \"main.work\" at depth 2)\n", ""},
 		{"no directory", []string{"merge", "-o", "nodir/out.kprof", "a.kprof"}, false, 2, "kprof: nodir/out.kprof: no such file or directory\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

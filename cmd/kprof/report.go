@@ -205,6 +205,14 @@ func loadProfiles(files []string, large bool) (*profile.Profile, error) {
 			runtime.GC()
 		}
 	}
+	if len(files) > 1 {
+		// Each count of the merge fits in an int64 (Add checks them),
+		// but their sums over the tree may not: such a merge is no
+		// profile (Merge checks the same).
+		if err := merged.CheckValid(); err != nil {
+			return nil, fail("the merge of %s: %v", strings.Join(files, ", "), err)
+		}
+	}
 	return merged, nil
 }
 
