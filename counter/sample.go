@@ -1091,6 +1091,15 @@ func Alloc(size uintptr) unsafe.Pointer { return alloc(size) }
 // a new period for it. The agent calls it when the program exits, so that the profile
 // accounts for goroutines still running. f must not block or allocate on
 // the heap.
+//
+// What it reads of a goroutine that is running, or stopped in the middle
+// of a function, is what that goroutine stored at its last call or sample:
+// kprof's compiler keeps the count and the depth in registers between
+// calls. Such a goroutine stores its count again later, over the new
+// period: the instructions reported here are then reported again with its
+// next sample — at most a granularity's worth per goroutine and call (in
+// exact mode, what it ran since its last entry or return). A profile of a
+// running program is a snapshot, not an exact count.
 func FlushOthers(f func(stack []*Func, n int64, local unsafe.Pointer)) {
 	forEachOther(func(stack []uintptr, n int64, local unsafe.Pointer) {
 		var fs []*Func
