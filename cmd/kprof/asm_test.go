@@ -14,30 +14,63 @@ import (
 
 // TestCountInRegisters disassembles instrumented functions and checks
 // that kprof's compiler keeps the goroutine's count in a register between
-// calls (toolchain/patches/go1.26/compile/ssa, kprofPromote): a charge is
-// an addition to a register and a check a compare of registers, so that
-// no charge waits on the one before it through memory. The count lives in
-// the goroutine's g (register R14): every instruction that reaches it is
-// a load (at entry and after a call) or a store (before a call or a
-// return), never a read-modify-write or a compare with memory. And a
-// check's slow path is laid out of line (likelyadjustPatches,
-// layoutPatches): no fall-through of a conditional branch runs into a
-// call of package counter's slow paths.
+// calls where a loop updates it (toolchain/patches/go1.26/compile/ssa,
+// kprofPromote): a charge is then an addition to a register and a check a
+// compare of registers, so that no charge waits on the one before it
+// through memory. The count lives in the goroutine's g (register R14):
+// every instruction that reaches it is a load (at entry and after a call)
+// or a store (before a call or a return), never a read-modify-write or a
+// compare with memory. A function whose loops only read the count (their
+// charges go to a local accumulator) keeps it in memory, where a register
+// would only add to the loop's register pressure. In both, a check's slow
+// path is laid out of line (likelyadjustPatches, layoutPatches): no
+// fall-through of a conditional branch runs into a call of package
+// counter's slow paths.
 //
-// The functions: main.work of testdata/many (a loop whose charges
-// accumulate in a register, a final check), main.(*rng).below of
-// testdata/progs/merges (a caller's charge before an inlined call and the
-// callee's entry charge, once two additions to memory in a row) and
-// main.sumSquares of testdata/progs/folds (inlined small leaves).
+// The functions: main.sorted below (slices.IsSorted's loop: an inlined
+// comparison that pushes itself and charges the count), main.(*rng).below
+// of testdata/progs/merges (a loop around an inlined call whose entry
+// charges the count), and, in memory, main.work of testdata/many (a loop
+// whose charges accumulate in a register) and main.sumSquares of
+// testdata/progs/folds (inlined small leaves folded into the
+// accumulator).
 func TestCountInRegisters(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("amd64 only")
 	}
 	kprofBin := buildKprof(t)
-	for _, tc := range []struct{ dir, fn string }{
-		{"../../testdata/many", "main.work"},
-		{"../../testdata/progs/merges", "main.(*rng).below"},
-		{"../../testdata/progs/folds", "main.sumSquares"},
+	sorted := t.TempDir()
+	writeTree(t, sorted, map[string]string{
+		"go.mod": "module example.com/sorted\n\ngo 1.22\n",
+		"main.go": `package main
+
+import "fmt"
+
+func isNaN(x int) bool { return x != x }
+
+func less(x, y int) bool { return (isNaN(x) && !isNaN(y)) || x < y }
+
+//go:noinline
+func sorted(s []int) bool {
+	for i := len(s) - 1; i > 0; i-- {
+		if less(s[i], s[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+func main() { fmt.Println(sorted([]int{1, 2, 3, 5, 8})) }
+`,
+	})
+	for _, tc := range []struct {
+		dir, fn   string
+		registers bool
+	}{
+		{sorted, "main.sorted", true},
+		{"../../testdata/progs/merges", "main.(*rng).below", true},
+		{"../../testdata/many", "main.work", false},
+		{"../../testdata/progs/folds", "main.sumSquares", false},
 	} {
 		t.Run(tc.fn, func(t *testing.T) {
 			bin := kprofBuild(t, kprofBin, tc.dir, "-pkgs", "main")
@@ -57,7 +90,7 @@ func TestCountInRegisters(t *testing.T) {
 				return false
 			}
 			isJump := func(in x86asm.Inst) bool { return strings.HasPrefix(in.Op.String(), "J") }
-			loads, stores, calls, checks := 0, 0, 0, 0
+			loads, stores, inMemory, calls, checks := 0, 0, 0, 0, 0
 			for i, in := range insts {
 				if in.Op == x86asm.CALL {
 					calls++
@@ -73,15 +106,14 @@ func TestCountInRegisters(t *testing.T) {
 						stores++
 						// Only a call or a return follows, with no branch
 						// between.
-						j := i + 1
-						for j < len(insts) && insts[j].Op != x86asm.CALL && insts[j].Op != x86asm.RET && !isJump(insts[j]) {
-							j++
-						}
-						if j == len(insts) || isJump(insts[j]) {
+						if !beforeCall(insts, i) && !beforeReturn(insts, i) {
 							t.Errorf("%v: the count is stored where no call or return follows", in)
 						}
 					default:
-						t.Errorf("%v: the count is read and written in memory, not kept in a register", in)
+						inMemory++
+						if tc.registers {
+							t.Errorf("%v: the count is read and written in memory, not kept in a register", in)
+						}
 					}
 				}
 				if !isJump(in) || in.Op == x86asm.JMP {
@@ -104,12 +136,16 @@ func TestCountInRegisters(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d loads and %d stores of the count, %d calls, %d checks", tc.fn, loads, stores, calls, checks)
-			if loads == 0 || stores == 0 || checks == 0 {
-				t.Errorf("%s: %d loads and %d stores of the count, %d checks: the function no longer has the shape this test is about", tc.fn, loads, stores, checks)
-			}
-			if loads > calls+1 {
+			t.Logf("%s: %d loads and %d stores of the count, %d other accesses, %d calls, %d checks", tc.fn, loads, stores, inMemory, calls, checks)
+			switch {
+			case checks == 0:
+				t.Errorf("%s: no check: the function no longer has the shape this test is about", tc.fn)
+			case tc.registers && (loads == 0 || stores == 0):
+				t.Errorf("%s: %d loads and %d stores of the count: not kept in a register", tc.fn, loads, stores)
+			case tc.registers && loads > calls+1:
 				t.Errorf("%s: %d loads of the count for %d calls: it is loaded only at entry and after a call", tc.fn, loads, calls)
+			case !tc.registers && (loads != 0 || inMemory == 0):
+				t.Errorf("%s: %d loads of the count into a register, %d accesses in memory: its loops only read the count, which should stay in memory", tc.fn, loads, inMemory)
 			}
 		})
 	}
@@ -210,6 +246,20 @@ func beforeCall(insts []x86asm.Inst, i int) bool {
 		case op == x86asm.CALL:
 			return true
 		case op == x86asm.RET || strings.HasPrefix(op.String(), "J"):
+			return false
+		}
+	}
+	return false
+}
+
+// beforeReturn reports whether a return follows instruction i with no
+// branch or call between.
+func beforeReturn(insts []x86asm.Inst, i int) bool {
+	for j := i + 1; j < len(insts); j++ {
+		switch op := insts[j].Op; {
+		case op == x86asm.RET:
+			return true
+		case op == x86asm.CALL || strings.HasPrefix(op.String(), "J"):
 			return false
 		}
 	}

@@ -31,6 +31,9 @@ import "cmd/compile/internal/types"
 // since its last call uncounted — as the local accumulator of package
 // rewrite already does. It returns the values it made and those it gave
 // the field, for branchelim (kprofAccumulator).
+//
+// Only fields that a loop of f updates on its fast path are kept in
+// registers (kprofLooping).
 func kprofPromote(f *Func) map[ID]bool {
 	if len(kprofFields(f)) == 0 {
 		return nil
@@ -38,7 +41,7 @@ func kprofPromote(f *Func) map[ID]bool {
 	if len(f.postorder()) != len(f.Blocks) {
 		deadcode(f) // (every predecessor of a join gives its phi an argument)
 	}
-	fields := kprofFields(f)
+	fields := kprofLooping(f, kprofFields(f))
 	if len(fields) == 0 {
 		return nil
 	}
@@ -159,6 +162,30 @@ func kprofFields(f *Func) []*kprofField {
 		}
 		fl.gTyp = gTyp
 		out = append(out, fl)
+	}
+	return out
+}
+
+// kprofLooping returns the fields that f updates in a loop on the fast
+// path: stores of them in a loop, not in SLK's body (the exact mode's
+// shortcut of a loop header's slow path). A register pays off where a
+// loop would chain read-modify-writes of the field through memory; in a
+// loop that only reads it (its checks compare the count with a function's
+// local accumulator), it would be one more register live across the loop,
+// and the loop's other values would spill (compress/flate's findMatch).
+func kprofLooping(f *Func, fields []*kprofField) []*kprofField {
+	if len(fields) == 0 {
+		return nil
+	}
+	ln := f.loopnest()
+	var out []*kprofField
+	for _, fl := range fields {
+		for _, st := range fl.stores {
+			if ln.b2l[st.Block.ID] != nil && kprofCounterFunc(st.Pos) != "SLK" {
+				out = append(out, fl)
+				break
+			}
+		}
 	}
 	return out
 }
