@@ -4,7 +4,11 @@
 
 package ssa
 
-import "cmd/compile/internal/types"
+import (
+	"cmd/compile/internal/base"
+	"cmd/compile/internal/types"
+	"cmd/internal/src"
+)
 
 // kprofPromote keeps the fields of the running goroutine's g that kprof's
 // inlined counter code updates (the count, the reified stack's depth) in
@@ -55,6 +59,23 @@ func kprofPromote(f *Func) map[ID]bool {
 	}
 	copyelim(f)
 	return made
+}
+
+// kprofOuter returns the position of the outermost inlined call that holds
+// pos, in the compiled function's own code (pos itself if it is there), as
+// a position that is no statement.
+func kprofOuter(pos src.XPos) src.XPos {
+	if !pos.IsKnown() {
+		return pos
+	}
+	ix := base.Ctxt.InnermostPos(pos).Base().InliningIndex()
+	if ix < 0 {
+		return pos.WithNotStmt()
+	}
+	for p := base.Ctxt.InlTree.Parent(ix); p >= 0; p = base.Ctxt.InlTree.Parent(ix) {
+		ix = p
+	}
+	return base.Ctxt.InlTree.CallPos(ix).WithNotStmt()
 }
 
 // A kprofField is a field of g, at offset off, that f's inlined counter
@@ -352,8 +373,10 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 		made[st.ID] = true
 		return st
 	}
-	load := func(b *Block, v, mem *Value) *Value {
-		ld := b.NewValue2(v.Pos, OpLoad, fl.typ, addr(b, v, mem), mem)
+	load := func(b *Block, pos src.XPos, mem *Value) *Value {
+		g := b.NewValue1(pos, OpGetG, fl.gTyp, mem)
+		a := b.NewValue1I(pos, OpOffPtr, fl.addrType, fl.off, g)
+		ld := b.NewValue2(pos, OpLoad, fl.typ, a, mem)
 		made[ld.ID] = true
 		return ld
 	}
@@ -367,7 +390,7 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 	if len(fl.loads) > 0 {
 		first = fl.loads[0]
 	}
-	entryLoad := load(f.Entry, first, initMem)
+	entryLoad := load(f.Entry, first.Pos, initMem)
 
 	out := make(map[*Block]*Value, len(rpo))
 	phis := make(map[*Block]*Value)
@@ -403,7 +426,15 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 					dirty = false
 				}
 				if m.Type == types.TypeMem {
-					cv = load(b, c, m)
+					// The reload is the instruction the call returns
+					// to: at the call's position inside an inlined
+					// body, runtime.FuncForPC of the return address
+					// would name that body where plain Go names the
+					// function it returns into (logrus finds its own
+					// package so: the closure that calls the inlined
+					// runtime.Callers). kprofOuter puts it in f's own
+					// code.
+					cv = load(b, kprofOuter(c.Pos), m)
 				}
 			}
 			after[m] = cv
