@@ -27,8 +27,9 @@ import (
 // fall-through of a conditional branch runs into a call of package
 // counter's slow paths.
 //
-// The functions: main.sorted below (slices.IsSorted's loop: an inlined
-// comparison that pushes itself and charges the count), main.(*rng).below
+// The functions: main.sorted of testdata/semantics/funcforpc
+// (slices.IsSorted's loop: an inlined comparison that pushes itself and
+// charges the count), main.(*rng).below
 // of testdata/progs/merges (a loop around an inlined call whose entry
 // charges the count), and, in memory, main.work of testdata/many (a loop
 // whose charges accumulate in a register) and main.sumSquares of
@@ -39,35 +40,11 @@ func TestCountInRegisters(t *testing.T) {
 		t.Skip("amd64 only")
 	}
 	kprofBin := buildKprof(t)
-	sorted := t.TempDir()
-	writeTree(t, sorted, map[string]string{
-		"go.mod": "module example.com/sorted\n\ngo 1.22\n",
-		"main.go": `package main
-
-import "fmt"
-
-func isNaN(x int) bool { return x != x }
-
-func less(x, y int) bool { return (isNaN(x) && !isNaN(y)) || x < y }
-
-//go:noinline
-func sorted(s []int) bool {
-	for i := len(s) - 1; i > 0; i-- {
-		if less(s[i], s[i-1]) {
-			return false
-		}
-	}
-	return true
-}
-
-func main() { fmt.Println(sorted([]int{1, 2, 3, 5, 8})) }
-`,
-	})
 	for _, tc := range []struct {
 		dir, fn   string
 		registers bool
 	}{
-		{sorted, "main.sorted", true},
+		{"../../testdata/semantics/funcforpc", "main.sorted", true},
 		{"../../testdata/progs/merges", "main.(*rng).below", true},
 		{"../../testdata/many", "main.work", false},
 		{"../../testdata/progs/folds", "main.sumSquares", false},
@@ -106,7 +83,7 @@ func main() { fmt.Println(sorted([]int{1, 2, 3, 5, 8})) }
 						stores++
 						// Only a call or a return follows, with no branch
 						// between.
-						if !beforeCall(insts, i) && !beforeReturn(insts, i) {
+						if !followedBy(insts, i, x86asm.CALL) && !followedBy(insts, i, x86asm.RET) {
 							t.Errorf("%v: the count is stored where no call or return follows", in)
 						}
 					default:
@@ -219,7 +196,7 @@ func TestFoldedCharges(t *testing.T) {
 		for i, in := range insts {
 			switch in.Op {
 			case x86asm.ADD, x86asm.SUB, x86asm.DEC, x86asm.INC, x86asm.MOV:
-				if onCount(in.Args[0]) && !beforeCall(insts, i) {
+				if onCount(in.Args[0]) && !followedBy(insts, i, x86asm.CALL) {
 					all++
 					pc := addr + uint64(offsetOf(insts, i))
 					if slices.ContainsFunc(inlined, func(r [2]uint64) bool { return r[0] <= pc && pc < r[1] }) {
@@ -238,29 +215,12 @@ func TestFoldedCharges(t *testing.T) {
 	}
 }
 
-// beforeCall reports whether a call follows instruction i with no branch
-// or return between.
-func beforeCall(insts []x86asm.Inst, i int) bool {
+// followedBy reports whether the first call, return or branch after
+// instruction i is an instruction op (CALL or RET).
+func followedBy(insts []x86asm.Inst, i int, op x86asm.Op) bool {
 	for j := i + 1; j < len(insts); j++ {
-		switch op := insts[j].Op; {
-		case op == x86asm.CALL:
-			return true
-		case op == x86asm.RET || strings.HasPrefix(op.String(), "J"):
-			return false
-		}
-	}
-	return false
-}
-
-// beforeReturn reports whether a return follows instruction i with no
-// branch or call between.
-func beforeReturn(insts []x86asm.Inst, i int) bool {
-	for j := i + 1; j < len(insts); j++ {
-		switch op := insts[j].Op; {
-		case op == x86asm.RET:
-			return true
-		case op == x86asm.CALL || strings.HasPrefix(op.String(), "J"):
-			return false
+		if o := insts[j].Op; o == x86asm.CALL || o == x86asm.RET || strings.HasPrefix(o.String(), "J") {
+			return o == op
 		}
 	}
 	return false

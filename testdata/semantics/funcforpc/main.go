@@ -27,7 +27,9 @@ func isNaN(x int) bool { return x != x }
 func less(x, y int) bool { return (isNaN(x) && !isNaN(y)) || x < y }
 
 // sorted is slices.IsSorted: an inlined comparison that pushes itself in
-// a loop.
+// a loop (cmd/kprof's TestCountInRegisters disassembles it).
+//
+//go:noinline
 func sorted(s []int) bool {
 	for i := len(s) - 1; i > 0; i-- {
 		if less(s[i], s[i-1]) {
