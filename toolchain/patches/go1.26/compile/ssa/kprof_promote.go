@@ -364,19 +364,17 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 		}
 	}
 
-	addr := func(b *Block, v, mem *Value) *Value {
-		g := b.NewValue1(v.Pos, OpGetG, fl.gTyp, mem)
-		return b.NewValue1I(v.Pos, OpOffPtr, fl.addrType, fl.off, g)
+	addr := func(b *Block, pos src.XPos, mem *Value) *Value {
+		g := b.NewValue1(pos, OpGetG, fl.gTyp, mem)
+		return b.NewValue1I(pos, OpOffPtr, fl.addrType, fl.off, g)
 	}
 	store := func(b *Block, v, cv, mem *Value) *Value {
-		st := b.NewValue3A(v.Pos, OpStore, types.TypeMem, fl.typ, addr(b, v, mem), cv, mem)
+		st := b.NewValue3A(v.Pos, OpStore, types.TypeMem, fl.typ, addr(b, v.Pos, mem), cv, mem)
 		made[st.ID] = true
 		return st
 	}
 	load := func(b *Block, pos src.XPos, mem *Value) *Value {
-		g := b.NewValue1(pos, OpGetG, fl.gTyp, mem)
-		a := b.NewValue1I(pos, OpOffPtr, fl.addrType, fl.off, g)
-		ld := b.NewValue2(pos, OpLoad, fl.typ, a, mem)
+		ld := b.NewValue2(pos, OpLoad, fl.typ, addr(b, pos, mem), mem)
 		made[ld.ID] = true
 		return ld
 	}
