@@ -21,15 +21,23 @@ func kprofZeroSize(p *obj.Prog) {
 }
 
 // kprofCounterMark reports whether the inline mark of inline tree index ix
-// marks a call of package counter. Such a mark needs no place of its own
-// in the code (nothing unwinds the stack at its position: the slow paths
-// inside the inlined body are calls with positions of their own), so it
-// moves from the fast path, where it was a NOP executed at every check,
-// to the end of the function, where it is never executed: only its
-// address and position matter (the inline tree's parent PC).
+// marks a call of package counter, or a call inside an inlined body of
+// package counter (runtime.KprofState inside counter's st). Such a mark
+// needs no place of its own in the code (nothing unwinds the stack at its
+// position: the slow paths inside the inlined body are calls with
+// positions of their own), so it moves from the fast path, where it was a
+// NOP executed at every check, to the end of the function, where it is
+// never executed: only its address and position matter (the inline tree's
+// parent PC). (The marks of runtime.KprofState calls became NOPs on the
+// fast path wherever a slow path spilled the g it returns: one NOP in
+// front of most loop checks.)
 func kprofCounterMark(ix int32) bool {
-	f := base.Ctxt.InlTree.InlinedFunction(int(ix))
-	return f != nil && strings.HasPrefix(f.Name, "github.com/kprof/kprof/counter.")
+	for i := int(ix); i >= 0; i = base.Ctxt.InlTree.Parent(i) {
+		if f := base.Ctxt.InlTree.InlinedFunction(i); f != nil && strings.HasPrefix(f.Name, "github.com/kprof/kprof/counter.") {
+			return true
+		}
+	}
+	return false
 }
 
 // kprofInlineIndexes returns the inline tree indexes that some instruction
