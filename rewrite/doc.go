@@ -192,7 +192,17 @@
 // another. (So a runtime error that unwinds a function, such as a nil
 // dereference, leaves what it charged since its last call uncounted, as the
 // accumulator above does; and a profile of a running program, which reads
-// other goroutines' counts, sees what each stored at its last call.) Where
+// other goroutines' counts, sees what each stored at its last call.) The
+// depth is not loaded again after a call (a function that returns
+// normally leaves it as it found it, see "Pops"), so its values between
+// calls are one value plus constants; a push whose entry only slow paths
+// read before the function pops (an inlined function whose calls were all
+// inlined: cmp.Less in slices.IsSorted's loop) stores its entry in those
+// slow paths instead of on the fast path (kprofElidePushes). Where a
+// check's slow path joins, the count's phi takes the fast path's value
+// before its constant charges, so that an iteration's charges fold into
+// one subtraction and the checks compare with constants, instead of a
+// chain of dependent subtractions (kprofFoldCharges). Where
 // it cannot (an address of the fields escapes, as in -race builds), it
 // merges two constant charges in a row into one (rewriteAMD64Patches): a
 // caller's charge before a call and the entry charge of the callee the

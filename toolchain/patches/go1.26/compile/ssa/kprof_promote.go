@@ -54,10 +54,21 @@ func kprofPromote(f *Func) map[ID]bool {
 		return nil
 	}
 	made := make(map[ID]bool)
+	var depth *kprofField
 	for _, fl := range fields {
+		if fl.kprofIsDepth() {
+			fl.at = make(map[*Value]*Value)
+			depth = fl
+		}
 		fl.promote(f, chains, made)
 	}
 	copyelim(f)
+	for _, fl := range fields {
+		if fl != depth {
+			kprofFoldCharges(f, fl, made)
+		}
+	}
+	kprofElidePushes(f, depth)
 	return made
 }
 
@@ -85,6 +96,26 @@ type kprofField struct {
 	typ            *types.Type // the field's type (loads and stores agree)
 	gTyp, addrType *types.Type // of GetG and of the field's address
 	loads, stores  []*Value
+	// For the stack's depth (pushes and pops store it): its value at
+	// each call, once promoted (kprofElidePushes). It is not loaded
+	// again after calls: a function that returns normally leaves the
+	// depth as it found it (rewrite/doc.go, "Pops"), the slow paths'
+	// calls too.
+	at map[*Value]*Value
+	// The phis promote made for it.
+	phis []*Value
+}
+
+// kprofIsDepth reports whether fl is the stack's depth: pushes and pops
+// store it.
+func (fl *kprofField) kprofIsDepth() bool {
+	for _, st := range fl.stores {
+		switch kprofCounterFunc(st.Pos) {
+		case "P", "PushAt", "Pop":
+			return true
+		}
+	}
+	return false
 }
 
 // kprofGAddr returns the offset from the g register of the address p, if p
@@ -403,6 +434,7 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 			cv = b.NewValue0(b.Pos, OpPhi, fl.typ)
 			made[cv.ID] = true
 			phis[b] = cv
+			fl.phis = append(fl.phis, cv)
 		}
 		cvIn := cv
 		dirty := dirtyIn(b)
@@ -419,11 +451,14 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 				dirty = true
 			case c != nil:
 				mem := c.MemoryArg()
+				if fl.at != nil {
+					fl.at[c] = cv
+				}
 				if dirty {
 					c.SetArg(len(c.Args)-1, store(b, c, cv, mem))
 					dirty = false
 				}
-				if m.Type == types.TypeMem {
+				if m.Type == types.TypeMem && fl.at == nil {
 					// The reload is the instruction the call returns
 					// to: at the call's position inside an inlined
 					// body, runtime.FuncForPC of the return address

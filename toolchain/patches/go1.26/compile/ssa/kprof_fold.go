@@ -1,0 +1,175 @@
+//go:build kprofpatch
+
+// Code kprof adds to the compiler's package ssa (cmd/compile/internal/ssa), beside branchelim.go.
+
+package ssa
+
+// kprofFoldCharges shortens the chain of dependent arithmetic on the
+// promoted count (fl). Each charge subtracts from the count, and each check
+// compares it: once promote keeps the count in a register, a loop's
+// iteration is a chain of subtractions, one per charge, each waiting for
+// the one before — slices.IsSorted's loop, with cmp.Less and isNaN inlined,
+// ran six, and its speed was that chain's. But where a check does not
+// fire, the count after it is the count before it minus constants; only
+// where the check's slow path joins (a sample resets the count) does a phi
+// make a new value. So at such a join, the fast path's argument, r - k,
+// becomes r, the slow path's argument s becomes s + k, and the phi's uses
+// take the new phi minus k: the fast path carries the same register
+// through, late opt folds the constants, and the checks compare the
+// count as it was with constants (x - k <= y is x <= y + k: the count
+// stays far from overflow). An iteration then subtracts once.
+func kprofFoldCharges(f *Func, fl *kprofField, made map[ID]bool) {
+	if len(fl.phis) == 0 {
+		return
+	}
+	slow := kprofSlowBlocks(f)
+	if len(slow) == 0 {
+		return
+	}
+	for _, p := range fl.phis {
+		if p.Op != OpPhi || p.Block == nil {
+			continue
+		}
+		b := p.Block
+		var root *Value
+		var off int64
+		fast, cold := 0, 0
+		ok := true
+		for i, a := range p.Args {
+			if slow[b.Preds[i].b] {
+				cold++
+				continue
+			}
+			r, k := kprofOffset(a)
+			if fast == 0 {
+				root, off = r, k
+			} else if r != root || k != off {
+				ok = false
+			}
+			fast++
+		}
+		if !ok || fast == 0 || cold == 0 || off == 0 || root == p {
+			continue
+		}
+		for i, a := range p.Args {
+			if slow[b.Preds[i].b] {
+				pb := b.Preds[i].b
+				c := pb.NewValue0I(a.Pos, OpConst64, a.Type, -off)
+				p.SetArg(i, pb.NewValue2(a.Pos, OpAdd64, a.Type, a, c))
+				made[c.ID], made[p.Args[i].ID] = true, true
+			} else {
+				p.SetArg(i, root)
+			}
+		}
+		q := b.NewValue2(p.Pos, OpAdd64, p.Type, p, b.NewValue0I(p.Pos, OpConst64, p.Type, off))
+		made[q.ID], made[q.Args[1].ID] = true, true
+		kprofReplaceUses(f, p, q)
+	}
+	// The checks compare the count before the constants.
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			switch v.Op {
+			case OpLeq64, OpLess64:
+			default:
+				continue
+			}
+			if !kprofCheck(v.Pos) {
+				continue
+			}
+			for i := range 2 {
+				r, k := kprofOffset(v.Args[i])
+				if k == 0 || r.Type != fl.typ {
+					continue
+				}
+				// a + k ≤ b is a ≤ b - k; a ≤ b + k is a - k ≤ b.
+				o := v.Args[1-i]
+				c := b.NewValue0I(v.Pos, OpConst64, o.Type, -k)
+				v.SetArg(1-i, b.NewValue2(v.Pos, OpAdd64, o.Type, o, c))
+				made[c.ID], made[v.Args[1-i].ID] = true, true
+				v.SetArg(i, r)
+				break
+			}
+		}
+	}
+}
+
+// kprofOffset returns v as a root value plus a constant.
+func kprofOffset(v *Value) (*Value, int64) {
+	off := int64(0)
+	for {
+		switch v.Op {
+		case OpCopy:
+			v = v.Args[0]
+			continue
+		case OpAdd64:
+			if v.Args[1].Op == OpConst64 {
+				off += v.Args[1].AuxInt
+				v = v.Args[0]
+				continue
+			}
+			if v.Args[0].Op == OpConst64 {
+				off += v.Args[0].AuxInt
+				v = v.Args[1]
+				continue
+			}
+		case OpSub64:
+			if v.Args[1].Op == OpConst64 {
+				off -= v.Args[1].AuxInt
+				v = v.Args[0]
+				continue
+			}
+		}
+		return v, off
+	}
+}
+
+// kprofReplaceUses makes every use of p but q's a use of q.
+func kprofReplaceUses(f *Func, p, q *Value) {
+	for _, b := range f.Blocks {
+		for _, v := range b.Values {
+			if v == q {
+				continue
+			}
+			for i, a := range v.Args {
+				if a == p {
+					v.SetArg(i, q)
+				}
+			}
+		}
+		for i, c := range b.ControlValues() {
+			if c == p {
+				b.ReplaceControl(i, q)
+			}
+		}
+	}
+}
+
+// kprofSlowBlocks returns the blocks of checks' slow paths: those a check's
+// successor that leads to a slow path's call dominates.
+func kprofSlowBlocks(f *Func) map[*Block]bool {
+	var heads []*Block
+	for _, b := range f.Blocks {
+		if !kprofCheckBlock(b) {
+			continue
+		}
+		for _, e := range b.Succs {
+			if len(e.b.Preds) == 1 && kprofReachesSlow(e.b, b, 4) {
+				heads = append(heads, e.b)
+			}
+		}
+	}
+	if len(heads) == 0 {
+		return nil
+	}
+	sd := f.Sdom()
+	slow := make(map[*Block]bool)
+	for _, b := range f.Blocks {
+		for _, h := range heads {
+			if sd.IsAncestorEq(h, b) {
+				slow[b] = true
+				break
+			}
+		}
+	}
+	return slow
+}
