@@ -193,9 +193,9 @@
 // dereference, leaves what it charged since its last call uncounted, as the
 // accumulator above does; and a profile of a running program, which reads
 // other goroutines' counts, sees what each stored at its last call.) The
-// depth is not loaded again after a call (a function that returns
-// normally leaves it as it found it, see "Pops"), so its values between
-// calls are one value plus constants; a push whose entry only slow paths
+// depth after a call is what it was before (a function that returns
+// normally leaves it as it found it, see "Pops"), so that its values are
+// one value plus constants; a push whose entry only slow paths
 // read before the function pops (an inlined function whose calls were all
 // inlined: cmp.Less in slices.IsSorted's loop) stores its entry in those
 // slow paths instead of on the fast path (kprofElidePushes). Where a

@@ -43,11 +43,12 @@ func TestCountInRegisters(t *testing.T) {
 	for _, tc := range []struct {
 		dir, fn   string
 		registers bool
+		elided    bool // every push's entry is stored in slow paths only
 	}{
-		{"../../testdata/semantics/funcforpc", "main.sorted", true},
-		{"../../testdata/progs/merges", "main.(*rng).below", true},
-		{"../../testdata/many", "main.work", false},
-		{"../../testdata/progs/folds", "main.sumSquares", false},
+		{"../../testdata/semantics/funcforpc", "main.sorted", true, true},
+		{"../../testdata/progs/merges", "main.(*rng).below", true, false},
+		{"../../testdata/many", "main.work", false, false},
+		{"../../testdata/progs/folds", "main.sumSquares", false, false},
 	} {
 		t.Run(tc.fn, func(t *testing.T) {
 			bin := kprofBuild(t, kprofBin, tc.dir, "-pkgs", "main")
@@ -67,10 +68,23 @@ func TestCountInRegisters(t *testing.T) {
 				return false
 			}
 			isJump := func(in x86asm.Inst) bool { return strings.HasPrefix(in.Op.String(), "J") }
-			loads, stores, inMemory, calls, checks := 0, 0, 0, 0, 0
+			loads, stores, inMemory, calls, checks, entries := 0, 0, 0, 0, 0, 0
 			for i, in := range insts {
 				if in.Op == x86asm.CALL {
 					calls++
+				}
+				if storesEntry(in) {
+					// sorted's own push and less's, inlined in its loop,
+					// are read by no call but the slow paths'
+					// (kprofElidePushes): their entries are stored right
+					// before those calls, not on the fast path.
+					entries++
+					j := slices.IndexFunc(insts[i+1:], func(x x86asm.Inst) bool {
+						return x.Op == x86asm.CALL || x.Op == x86asm.RET || isJump(x)
+					})
+					if tc.elided && (j < 0 || !slowCall(i+1+j)) {
+						t.Errorf("%v: a push's entry is stored where no slow path's call follows", in)
+					}
 				}
 				for k, a := range in.Args {
 					if a == nil || !onCount(a) {
@@ -116,10 +130,12 @@ func TestCountInRegisters(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d loads and %d stores of the count, %d other accesses, %d calls, %d checks", tc.fn, loads, stores, inMemory, calls, checks)
+			t.Logf("%s: %d loads and %d stores of the count, %d other accesses, %d calls, %d checks, %d stores of entries", tc.fn, loads, stores, inMemory, calls, checks, entries)
 			switch {
 			case checks == 0:
 				t.Errorf("%s: no check: the function no longer has the shape this test is about", tc.fn)
+			case tc.elided && entries == 0:
+				t.Errorf("%s: no push's entry stored: the function no longer has the shape this test is about", tc.fn)
 			case tc.registers && (loads == 0 || stores == 0):
 				t.Errorf("%s: %d loads and %d stores of the count: not kept in a register", tc.fn, loads, stores)
 			case tc.registers && loads > calls+1:

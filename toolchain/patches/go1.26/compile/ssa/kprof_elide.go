@@ -33,11 +33,13 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 	if depth == nil || depth.at == nil {
 		return
 	}
-	for c, v := range depth.at {
-		for v.Op == OpCopy {
-			v = v.Args[0]
+	for _, m := range []map[*Value]*Value{depth.at, depth.same} {
+		for k, v := range m {
+			for v.Op == OpCopy {
+				v = v.Args[0]
+			}
+			m[k] = v
 		}
-		depth.at[c] = v
 	}
 	deadcode(f) // (promote's copies of memory would break the chains)
 	var pushes []*kprofPush
@@ -51,7 +53,7 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 	if len(pushes) == 0 {
 		return
 	}
-	sy := kprofSyms(f)
+	sy := kprofSyms(f, depth.same)
 	for _, p := range pushes {
 		p.sym = sy.of(p.idx)
 	}
@@ -393,14 +395,15 @@ type kprofSym struct {
 // did not), and any other value is a root of its own.
 type kprofSymbols struct {
 	phis map[*Value][]kprofSym
+	same map[*Value]*Value // loads after calls: the value before the call
 }
 
 // kprofMaxAlts bounds the values a phi may be one of; a phi with more is
 // a root of its own.
 const kprofMaxAlts = 4
 
-func kprofSyms(f *Func) *kprofSymbols {
-	sy := &kprofSymbols{phis: make(map[*Value][]kprofSym)}
+func kprofSyms(f *Func, same map[*Value]*Value) *kprofSymbols {
+	sy := &kprofSymbols{phis: make(map[*Value][]kprofSym), same: same}
 	var phis []*Value
 	for _, b := range f.Blocks {
 		for _, v := range b.Values {
@@ -445,6 +448,11 @@ func (sy *kprofSymbols) alts(v *Value) []kprofSym {
 		case OpCopy:
 			v = v.Args[0]
 			continue
+		case OpLoad:
+			if w, ok := sy.same[v]; ok {
+				v = w
+				continue
+			}
 		case OpPhi:
 			if ss, ok := sy.phis[v]; ok {
 				out := make([]kprofSym, len(ss))

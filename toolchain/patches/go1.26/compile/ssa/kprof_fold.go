@@ -26,8 +26,9 @@ func kprofFoldCharges(f *Func, fl *kprofField, made map[ID]bool) {
 	if len(slow) == 0 {
 		return
 	}
+	tight := kprofCallFreeLoops(f)
 	for _, p := range fl.phis {
-		if p.Op != OpPhi || p.Block == nil {
+		if p.Op != OpPhi || p.Block == nil || !tight[p.Block] {
 			continue
 		}
 		b := p.Block
@@ -91,6 +92,40 @@ func kprofFoldCharges(f *Func, fl *kprofField, made map[ID]bool) {
 			}
 		}
 	}
+}
+
+// kprofCallFreeLoops returns the blocks of f's loops that call nothing but
+// slow paths. Only there is a chain of charges carried from one
+// iteration to the next (a call stores the count and loads it again); in
+// other code, folding the charges costs an addition before each call,
+// whose store needs the count as it is.
+func kprofCallFreeLoops(f *Func) map[*Block]bool {
+	ln := f.loopnest()
+	if len(ln.loops) == 0 {
+		return nil
+	}
+	calls := make(map[*loop]bool)
+	for _, b := range f.Blocks {
+		l := ln.b2l[b.ID]
+		if l == nil {
+			continue
+		}
+		for _, v := range b.Values {
+			if opcodeTable[v.Op].call && !kprofSlowCall(v) {
+				for ; l != nil; l = l.outer {
+					calls[l] = true
+				}
+				break
+			}
+		}
+	}
+	tight := make(map[*Block]bool)
+	for _, b := range f.Blocks {
+		if l := ln.b2l[b.ID]; l != nil && !calls[l] {
+			tight[b] = true
+		}
+	}
+	return tight
 }
 
 // kprofOffset returns v as a root value plus a constant.

@@ -8,6 +8,7 @@ import (
 	"cmd/compile/internal/base"
 	"cmd/compile/internal/types"
 	"cmd/internal/src"
+	"strings"
 )
 
 // kprofPromote keeps the fields of the running goroutine's g that kprof's
@@ -57,7 +58,7 @@ func kprofPromote(f *Func) map[ID]bool {
 	var depth *kprofField
 	for _, fl := range fields {
 		if fl.kprofIsDepth() {
-			fl.at = make(map[*Value]*Value)
+			fl.at, fl.same = make(map[*Value]*Value), make(map[*Value]*Value)
 			depth = fl
 		}
 		fl.promote(f, chains, made)
@@ -97,13 +98,28 @@ type kprofField struct {
 	gTyp, addrType *types.Type // of GetG and of the field's address
 	loads, stores  []*Value
 	// For the stack's depth (pushes and pops store it): its value at
-	// each call, once promoted (kprofElidePushes). It is not loaded
-	// again after calls: a function that returns normally leaves the
-	// depth as it found it (rewrite/doc.go, "Pops"), the slow paths'
-	// calls too.
-	at map[*Value]*Value
+	// each call, once promoted, and the values it is loaded again after
+	// a call that are the value before the call (kprofElidePushes): a
+	// function that returns normally leaves the depth as it found it
+	// (rewrite/doc.go, "Pops"), the slow paths' calls too; not a push or
+	// a pop of package counter that the compiler did not inline
+	// (kprofMovesDepth). (The load after the call stays: keeping the
+	// value instead would keep it live across the call, a spill.)
+	at, same map[*Value]*Value
 	// The phis promote made for it.
 	phis []*Value
+}
+
+// kprofMovesDepth reports whether the call c may return with another
+// depth than it was called at: a call of package counter's that was not
+// inlined (a push or a pop compiled without inlining) other than its slow
+// paths, which leave the depth as they found it.
+func kprofMovesDepth(c *Value) bool {
+	ac, ok := c.Aux.(*AuxCall)
+	if !ok || ac.Fn == nil || kprofSlow(c) {
+		return false
+	}
+	return strings.HasPrefix(ac.Fn.Name, "github.com/kprof/kprof/counter.")
 }
 
 // kprofIsDepth reports whether fl is the stack's depth: pushes and pops
@@ -458,7 +474,7 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 					c.SetArg(len(c.Args)-1, store(b, c, cv, mem))
 					dirty = false
 				}
-				if m.Type == types.TypeMem && fl.at == nil {
+				if m.Type == types.TypeMem {
 					// The reload is the instruction the call returns
 					// to: at the call's position inside an inlined
 					// body, runtime.FuncForPC of the return address
@@ -467,7 +483,11 @@ func (fl *kprofField) promote(f *Func, chains map[*Block]*kprofChain, made map[I
 					// package so: the closure that calls the inlined
 					// runtime.Callers). kprofOuter puts it in f's own
 					// code.
+					before := cv
 					cv = load(b, kprofOuter(c.Pos), m)
+					if fl.at != nil && !kprofMovesDepth(c) {
+						fl.same[cv] = before
+					}
 				}
 			}
 			after[m] = cv
