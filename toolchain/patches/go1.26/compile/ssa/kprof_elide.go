@@ -24,11 +24,11 @@ import (
 // entry is on the stack, in the slow path; and a push some other call
 // may read (a real call, a panic) keeps its store.
 //
-// depth is the promoted depth field, at its current value at each call
-// (kprofField.at); the slow paths' calls leave the depth as it was
-// (package counter restores it), so promote did not load it again after
-// them, and the depth's values relate by constant offsets between calls.
-// It runs after promotion: the pushes' indexes are the depth's values.
+// depth is the promoted depth field, with its value at each call
+// (kprofField.at) and the value before the call that each load after one
+// is (kprofField.same): the depth's values then relate by constant
+// offsets across calls. It runs after promotion: the pushes' indexes are
+// the depth's values.
 func kprofElidePushes(f *Func, depth *kprofField) {
 	if depth == nil || depth.at == nil {
 		return
@@ -81,21 +81,25 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 		return append(set, v)
 	}
 	need := make(map[*Value][]*kprofPush) // slow calls: the entries to store before them
-	live := func(c *Value, at kprofSym) bool {
+	// live reports whether the entry at is on the stack when c is called
+	// (on some path), and sure whether that is known: c's depth relates
+	// to at's root.
+	live := func(c *Value, at kprofSym) (live, sure bool) {
 		d, ok := depth.at[c]
 		if !ok {
-			return true
+			return true, false
 		}
 		ds := sy.alts(d)
 		if len(ds) == 0 {
-			return true
+			return true, false
 		}
 		for _, s := range ds {
-			if s.root != at.root || s.off > at.off {
-				return true
+			if s.root != at.root {
+				return true, false
 			}
+			live = live || s.off > at.off
 		}
-		return false
+		return live, true
 	}
 	var visit func(b *Block, e entries, final bool) entries
 	visit = func(b *Block, e entries, final bool) entries {
@@ -114,10 +118,9 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 			}
 			slow := kprofSlow(c)
 			for at, set := range cur {
-				if !live(c, at) {
-					if !slow {
-						cur[at] = []*Value{nil} // the callee may push there
-					}
+				lv, sure := live(c, at)
+				if !lv && sure {
+					cur[at] = []*Value{nil} // the call may write there
 					continue
 				}
 				if !final {
@@ -126,14 +129,17 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 				// An entry that no push of f reached on some path is
 				// above the depth there (f's pushes are the only ones
 				// at or above its entry depth that outlive a call):
-				// storing p's there writes an entry nobody reads.
+				// storing p's there writes an entry nobody reads. Where
+				// c's depth does not relate to the entry's index, p's
+				// might be stored over a later push's at the same
+				// place: p stays on the fast path.
 				var ps []*Value
 				for _, s := range set {
 					if s != nil {
 						ps = append(ps, s)
 					}
 				}
-				if slow && len(ps) == 1 && kprofAvailable(f, byStore[ps[0]], b) {
+				if slow && sure && len(ps) == 1 && kprofAvailable(f, byStore[ps[0]], b) {
 					need[c] = append(need[c], byStore[ps[0]])
 					continue
 				}
