@@ -116,7 +116,11 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 			if c == nil {
 				continue
 			}
-			slow := kprofSlow(c)
+			// A call that does not return (a failed bounds check's
+			// panic) reads the entries, for the deferred calls the panic
+			// runs, but only once: its entries are stored before it, as
+			// a slow path's.
+			slow := kprofSlow(c) || b.Kind == BlockExit
 			for at, set := range cur {
 				lv, sure := live(c, at)
 				if !lv && sure {
