@@ -920,7 +920,7 @@ func sample(self, callee *Func) {
 		if h := hdr(s); s.Local == nil && slotReuser != nil {
 			s.Local, h.parked = h.parked, nil
 		}
-		g := agent.Register()
+		g := min(agent.Register(), never) // (see leaveAgent)
 		s.Known = true
 		s.Gran, s.Count = g, g-n
 		if s.Count > 0 && (callee == nil || callCounter == nil) {
@@ -967,7 +967,9 @@ func endPeriod(s *state, g int64) {
 // leaveAgent ends a sample of n instructions: the agent asked for the
 // next in g.
 func leaveAgent(s *state, n, g int64) {
-	if g < 0 {
+	if g < 0 || g > never {
+		// (kprof's compiler compares the count with constants a loop's
+		// charges away from it: no period is longer than never.)
 		g = never
 	}
 	s.Done += n

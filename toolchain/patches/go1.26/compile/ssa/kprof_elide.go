@@ -55,6 +55,12 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 	}
 	sy := kprofSyms(f, depth.same)
 	for _, p := range pushes {
+		if len(sy.alts(p.idx)) != 1 {
+			// A push at a depth that joins several: its index may be
+			// another's, under another name. (The rewrite pushes at
+			// no such depth.)
+			return
+		}
 		p.sym = sy.of(p.idx)
 	}
 
@@ -204,6 +210,13 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 		calls = append(calls, c)
 	}
 	slices.SortFunc(calls, func(a, b *Value) int { return int(a.ID - b.ID) })
+	if len(calls) > 0 {
+		// Mark the checks' branches now: once split, a slow path no
+		// longer starts with its call, where likelyadjust's
+		// kprofLikely looks for it (its marks stay: likelyadjust
+		// guesses only where no mark is).
+		kprofLikely(f)
+	}
 	for _, c := range calls {
 		// (A push that keeps its store needs none here.)
 		ps := slices.DeleteFunc(need[c], func(p *kprofPush) bool { return p.bad })
@@ -330,6 +343,8 @@ func kprofStoreBefore(f *Func, c *Value, p *kprofPush) {
 	rest := f.NewBlock(b.Kind)
 	rest.Pos = c.Pos
 	rest.Likely = b.Likely
+	rest.Aux, rest.AuxInt = b.Aux, b.AuxInt
+	b.Aux, b.AuxInt = nil, 0
 	rest.CopyControls(b)
 	b.ResetControls()
 	for i, e := range b.Succs {
