@@ -469,10 +469,11 @@ func kprofSyms(f *Func, same map[*Value]*Value) *kprofSymbols {
 func (sy *kprofSymbols) alts(v *Value) []kprofSym {
 	off := int64(0)
 	for {
-		switch v.Op {
-		case OpCopy:
-			v = v.Args[0]
+		if w, d, ok := kprofStep(v); ok {
+			v, off = w, off+d
 			continue
+		}
+		switch v.Op {
 		case OpLoad:
 			if w, ok := sy.same[v]; ok {
 				v = w
@@ -485,23 +486,6 @@ func (sy *kprofSymbols) alts(v *Value) []kprofSym {
 					out[i] = kprofSym{s.root, s.off + off}
 				}
 				return out
-			}
-		case OpAdd64, OpAdd32:
-			if v.Args[1].isGenericIntConst() {
-				off += v.Args[1].AuxInt
-				v = v.Args[0]
-				continue
-			}
-			if v.Args[0].isGenericIntConst() {
-				off += v.Args[0].AuxInt
-				v = v.Args[1]
-				continue
-			}
-		case OpSub64, OpSub32:
-			if v.Args[1].isGenericIntConst() {
-				off -= v.Args[1].AuxInt
-				v = v.Args[0]
-				continue
 			}
 		}
 		return []kprofSym{{v, off}}

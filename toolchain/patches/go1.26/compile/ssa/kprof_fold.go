@@ -136,30 +136,33 @@ func kprofCallFreeLoops(f *Func) map[*Block]bool {
 func kprofOffset(v *Value) (*Value, int64) {
 	off := int64(0)
 	for {
-		switch v.Op {
-		case OpCopy:
-			v = v.Args[0]
-			continue
-		case OpAdd64:
-			if v.Args[1].Op == OpConst64 {
-				off += v.Args[1].AuxInt
-				v = v.Args[0]
-				continue
-			}
-			if v.Args[0].Op == OpConst64 {
-				off += v.Args[0].AuxInt
-				v = v.Args[1]
-				continue
-			}
-		case OpSub64:
-			if v.Args[1].Op == OpConst64 {
-				off -= v.Args[1].AuxInt
-				v = v.Args[0]
-				continue
-			}
+		w, d, ok := kprofStep(v)
+		if !ok {
+			return v, off
 		}
-		return v, off
+		v, off = w, off+d
 	}
+}
+
+// kprofStep returns v as w plus d, if v is a copy of w or the sum or
+// difference of w and a constant.
+func kprofStep(v *Value) (w *Value, d int64, ok bool) {
+	switch v.Op {
+	case OpCopy:
+		return v.Args[0], 0, true
+	case OpAdd64, OpAdd32:
+		if v.Args[1].isGenericIntConst() {
+			return v.Args[0], v.Args[1].AuxInt, true
+		}
+		if v.Args[0].isGenericIntConst() {
+			return v.Args[1], v.Args[0].AuxInt, true
+		}
+	case OpSub64, OpSub32:
+		if v.Args[1].isGenericIntConst() {
+			return v.Args[0], -v.Args[1].AuxInt, true
+		}
+	}
+	return nil, 0, false
 }
 
 // kprofReplaceUses makes every use of p but q's a use of q.
