@@ -95,8 +95,8 @@ func kprofFoldCharges(f *Func, fl *kprofField, made map[ID]bool) {
 }
 
 // kprofCallFreeLoops returns the blocks of f's loops that call nothing but
-// slow paths (and functions that do not return: a failed bounds check's
-// panic). Only there is a chain of charges carried from one
+// slow paths (a call that does not return, a failed bounds check's panic,
+// ends a block with no successor, which is in no loop). Only there is a chain of charges carried from one
 // iteration to the next (a call stores the count and loads it again); in
 // other code, folding the charges costs an addition before each call,
 // whose store needs the count as it is.
@@ -110,9 +110,6 @@ func kprofCallFreeLoops(f *Func) map[*Block]bool {
 		l := ln.b2l[b.ID]
 		if l == nil {
 			continue
-		}
-		if b.Kind == BlockExit {
-			continue // a panic's call: it does not return
 		}
 		for _, v := range b.Values {
 			if opcodeTable[v.Op].call && !kprofSlowCall(v) {
