@@ -43,10 +43,12 @@ var Classes = []string{
 	"assert.iface",   // x.(I) with I an interface
 	"extract",        // one result of a tuple
 	"call.static",    // a call of a function known statically
+	"call.inline",    // a call the compiler inlines (known from its -m diagnostics)
 	"call.closure",   // a call of a function value
 	"call.invoke",    // a call of an interface method
 	"call.builtin",   // len, cap, min, max and the like
-	"call.append",    // append (growth charged as the class only)
+	"call.append",    // append(s, t...): a copy (growth charged as the class only)
+	"append.value",   // append(s, v, …) of listed values (growth charged as the class only)
 	"call.copy",      // copy, clear
 	"go",             // go statement
 	"defer",          // defer statement
@@ -68,6 +70,7 @@ var Classes = []string{
 	"jump",           // unconditional branch
 	"if",             // conditional branch
 	"return",         // return
+	"return.inline",  // return from a function the compiler can inline
 	"other",          // anything else (and classes a table leaves out)
 }
 
@@ -81,7 +84,7 @@ func Classify(instr ssa.Instruction) (class string, bytes int64) { return classi
 // classify is Classify with the compiler's escape analysis, if esc is
 // not nil: an allocation it keeps on the stack weighs alloc.local.
 func classify(instr ssa.Instruction, esc *Escapes) (class string, bytes int64) {
-	if esc != nil && onStack(instr, esc) {
+	if esc != nil && onStack(instr, esc) || appendsValues(instr) {
 		return "alloc.local", 0
 	}
 	switch in := instr.(type) {
@@ -155,6 +158,9 @@ func classify(instr ssa.Instruction, esc *Escapes) (class string, bytes int64) {
 	case *ssa.Extract:
 		return "extract", 0
 	case *ssa.Call:
+		if esc != nil && esc.inlinedCall(in) {
+			return "call.inline", 0
+		}
 		return callClass(&in.Call), 0
 	case *ssa.Go:
 		return "go", 0
@@ -204,6 +210,9 @@ func classify(instr ssa.Instruction, esc *Escapes) (class string, bytes int64) {
 	case *ssa.If:
 		return "if", 0
 	case *ssa.Return:
+		if esc != nil && esc.inlinableFunc(in.Parent()) {
+			return "return.inline", 0
+		}
 		return "return", 0
 	}
 	return "other", 0
@@ -234,7 +243,9 @@ func onStack(instr ssa.Instruction, esc *Escapes) bool {
 			heap, known := esc.site(in.Pos())
 			return known && !heap
 		case "varargs":
-			return false // (go/ssa gives it no position)
+			// (go/ssa gives it no position: the call it is passed to
+			// has one.)
+			return varargsOnStack(in, esc)
 		}
 		// A variable: the compiler says which it moves.
 		return !esc.movedVar(in.Pos())
@@ -247,6 +258,47 @@ func onStack(instr ssa.Instruction, esc *Escapes) bool {
 		if fn, ok := in.Fn.(*ssa.Function); ok && fn.Pos().IsValid() {
 			heap, _ := esc.site(fn.Pos())
 			return !heap
+		}
+	}
+	return false
+}
+
+// varargsOnStack reports whether the compiler keeps the array a of a
+// variadic call's arguments off the heap, as its escape analysis says.
+func varargsOnStack(a *ssa.Alloc, esc *Escapes) bool {
+	for _, r := range *a.Referrers() {
+		sl, ok := r.(*ssa.Slice)
+		if !ok {
+			continue
+		}
+		for _, u := range *sl.Referrers() {
+			call, ok := u.(ssa.CallInstruction)
+			if !ok {
+				continue
+			}
+			heap, known := esc.varargs[call.Pos()]
+			return known && !heap
+		}
+	}
+	return false
+}
+
+// appendsValues reports whether instr is the array go/ssa makes of the
+// values append(s, v, …) appends: the compiler makes none, it stores the
+// values in place.
+func appendsValues(instr ssa.Instruction) bool {
+	a, ok := instr.(*ssa.Alloc)
+	if !ok || a.Comment != "varargs" {
+		return false
+	}
+	for _, r := range *a.Referrers() {
+		if sl, ok := r.(*ssa.Slice); ok {
+			for _, u := range *sl.Referrers() {
+				if call, ok := u.(ssa.CallInstruction); ok {
+					b, ok := call.Common().Value.(*ssa.Builtin)
+					return ok && b.Name() == "append"
+				}
+			}
 		}
 	}
 	return false
@@ -274,6 +326,10 @@ func binOp(in *ssa.BinOp) string {
 	k := kind(in.X.Type())
 	switch in.Op {
 	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+		if isNil(in.X) || isNil(in.Y) {
+			// err != nil: one word compared with 0.
+			return "int.cmp"
+		}
 		switch k {
 		case kFloat:
 			return "float.cmp"
@@ -328,12 +384,61 @@ func kind(t types.Type) int {
 		case u.Info()&types.IsString != 0:
 			return kString
 		}
-	case *types.Interface, *types.Array, *types.Struct:
+	case *types.Interface:
+		if tp, ok := t.(*types.TypeParam); ok {
+			return typeSetKind(tp)
+		}
 		return kValue
-	case *types.TypeParam:
+	case *types.Array, *types.Struct:
 		return kValue
 	}
 	return kInt
+}
+
+// typeSetKind returns the kind of a type parameter's values: the kind all
+// the types of its constraint's type set share, or kInt where they differ
+// (cmp.Ordered: the compiler stencils a body per shape, and integers are
+// what most instantiations have) or the set is unrestricted (any,
+// comparable: most type arguments are pointer-shaped or integers).
+func typeSetKind(tp *types.TypeParam) int {
+	var terms []types.Type
+	var collect func(t types.Type, depth int)
+	collect = func(t types.Type, depth int) {
+		if depth > 8 {
+			return
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Interface:
+			for i := 0; i < u.NumEmbeddeds(); i++ {
+				collect(u.EmbeddedType(i), depth+1)
+			}
+		case *types.Union:
+			for i := 0; i < u.Len(); i++ {
+				collect(u.Term(i).Type(), depth+1)
+			}
+		default:
+			terms = append(terms, t)
+		}
+	}
+	collect(tp.Constraint(), 0)
+	k := kInt
+	for i, t := range terms {
+		tk := kInt
+		if _, ok := t.Underlying().(*types.TypeParam); !ok {
+			tk = kind(t)
+		}
+		if i > 0 && tk != k {
+			return kInt
+		}
+		k = tk
+	}
+	return k
+}
+
+// isNil reports whether v is the constant nil.
+func isNil(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.IsNil()
 }
 
 func isString(t types.Type) bool {
@@ -378,6 +483,23 @@ func sizeof(t types.Type) (n int64) {
 	return sizes.Sizeof(t)
 }
 
+// spread reports whether the append c appends a slice (append(s, t...),
+// append(b, str...)) rather than listed values: go/ssa passes listed
+// values as a slice it allocates (a "varargs" Alloc), or nil for none.
+func spread(c *ssa.CallCommon) bool {
+	if len(c.Args) < 2 {
+		return false
+	}
+	switch v := c.Args[1].(type) {
+	case *ssa.Const:
+		return !v.IsNil()
+	case *ssa.Slice:
+		a, ok := v.X.(*ssa.Alloc)
+		return !ok || a.Comment != "varargs"
+	}
+	return true
+}
+
 func callClass(c *ssa.CallCommon) string {
 	if c.IsInvoke() {
 		return "call.invoke"
@@ -386,6 +508,9 @@ func callClass(c *ssa.CallCommon) string {
 	case *ssa.Builtin:
 		switch v.Name() {
 		case "append":
+			if !spread(c) {
+				return "append.value"
+			}
 			return "call.append"
 		case "copy", "clear":
 			return "call.copy"

@@ -65,8 +65,11 @@ const Unit = "picoseconds"
 
 // classifyVersion numbers the ways of classifying instructions: a table's
 // weights mean something else under another (Ident). 2: allocations the
-// compiler keeps on the stack weigh alloc.local (Escapes).
-const classifyVersion = 2
+// compiler keeps on the stack weigh alloc.local (Escapes). 3: calls the
+// compiler inlines and returns of functions it can inline have classes of
+// their own; comparisons with nil weigh int.cmp; type parameters' values
+// are classified by their type sets.
+const classifyVersion = 3
 
 // A Table holds the weight of every class.
 type Table struct {

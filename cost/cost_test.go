@@ -109,6 +109,20 @@ func alloc(n int) (*T, []int, any, string) {
 }
 
 func calls(i I, f func() int) int { return i.M() + f() + len(m) + m["x"] }
+
+func appends(s []int, t []int, b []byte, x string) ([]int, []byte) {
+	return append(append(s, 1, 2), t...), append(b, x...)
+}
+
+func errs(e error, i, j any) bool { return e != nil && i == j }
+
+type Float interface{ ~float32 | ~float64 }
+
+type Ordered interface{ ~int | ~int64 | ~string | Float }
+
+func generic[F Float, O Ordered, S ~string, C comparable](f F, o O, s S, c C) bool {
+	return f < f && o < o && s < s && c == c
+}
 `
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, 0)
@@ -126,6 +140,13 @@ func calls(i I, f func() int) int { return i.M() + f() + len(m) + m["x"] }
 		"local": "alloc.local local.store local.addr local.load local.addr local.load int.arith return",
 		"alloc": "alloc.heap:24 fieldaddr store alloc.heap:32 slice iface.box convert.num convert.string return",
 		"calls": "call.invoke call.closure int.arith load call.builtin int.arith load map.lookup int.arith return",
+		// append's listed values need no array (the compiler stores them
+		// in place); a slice or string appended is a copy.
+		"appends": "alloc.local indexaddr store indexaddr store slice append.value call.append call.append return",
+		// A comparison with nil is one word's; one of interfaces two.
+		"errs": "int.cmp if value.cmp jump other return",
+		// Type parameters: by the kind their type set shares, else int.
+		"generic": "float.cmp if int.cmp jump other return string.cmp if int.cmp if",
 	}
 	for name, w := range want {
 		var got []string

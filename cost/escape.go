@@ -16,9 +16,11 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// Escapes holds the compiler's escape analysis of a package: which of its
+// Escapes holds the compiler's escape analysis of a package, which of its
 // allocation sites go/ssa places on the heap the compiler keeps on the
-// stack. go/ssa decides from the syntax alone (a variable whose address is
+// stack, and its inlining decisions: which calls it inlines and which
+// functions it can inline (an inlined call and the callee's return cost
+// next to nothing; go/ssa cannot tell). go/ssa decides from the syntax alone (a variable whose address is
 // taken is a heap Alloc); the compiler proves most such variables, and
 // most composite literals, new and make calls, local to their function.
 // Under a table with escapes, an allocation the compiler keeps on the
@@ -34,6 +36,16 @@ type Escapes struct {
 	// moved holds the declarations of the variables the compiler moved
 	// to the heap: every other variable stays in the frame.
 	moved map[token.Pos]bool
+	// varargs maps the calls (their Lparen) whose variadic arguments'
+	// slice the compiler reports to whether it puts it on the heap.
+	varargs map[token.Pos]bool
+	// inlined holds the calls (their Lparen, go/ssa's position of a
+	// call) the compiler inlined.
+	inlined map[token.Pos]bool
+	// inlinable holds the functions (go/ssa's position: the name of a
+	// declared function, the func keyword of a literal) the compiler
+	// reports it can inline.
+	inlinable map[token.Pos]bool
 }
 
 // diagLine matches a diagnostic of the compiler's -m flag about escapes:
@@ -45,7 +57,7 @@ var diagLine = regexp.MustCompile(`^(.*\.go):(\d+):(\d+): (.*)$`)
 // on their allocation sites. Diagnostics about other files (inlined
 // bodies of other packages) and of other kinds are ignored.
 func ParseEscapes(out []byte, fset *token.FileSet, files []*ast.File) *Escapes {
-	e := &Escapes{sites: map[token.Pos]bool{}, moved: map[token.Pos]bool{}}
+	e := &Escapes{sites: map[token.Pos]bool{}, moved: map[token.Pos]bool{}, varargs: map[token.Pos]bool{}, inlined: map[token.Pos]bool{}, inlinable: map[token.Pos]bool{}}
 	// The files by base name: the compiler prints the names it was given,
 	// relative or trimmed; a package's files have distinct base names.
 	byName := map[string]*ast.File{}
@@ -68,6 +80,24 @@ func ParseEscapes(out []byte, fset *token.FileSet, files []*ast.File) *Escapes {
 		msg := m[4]
 		var heap bool
 		switch {
+		case strings.HasPrefix(msg, "inlining call to "):
+			if pos, ok := at(fset, f, line, col); ok {
+				e.inlined[pos] = true
+			}
+			continue
+		case strings.HasPrefix(msg, "can inline "):
+			if pos, ok := at(fset, f, line, col); ok {
+				if k := funcKey(f, pos); k.IsValid() {
+					e.inlinable[k] = true
+				}
+			}
+			continue
+		case strings.HasPrefix(msg, "... argument "):
+			// A variadic call's slice: reported at the call's Lparen.
+			if pos, ok := at(fset, f, line, col); ok {
+				e.varargs[pos] = e.varargs[pos] || strings.HasSuffix(msg, " escapes to heap")
+			}
+			continue
 		case strings.HasPrefix(msg, "moved to heap: "):
 			if pos, ok := at(fset, f, line, col); ok {
 				e.moved[pos] = true
@@ -160,6 +190,30 @@ func key(f *ast.File, pos token.Pos) token.Pos {
 	return k
 }
 
+// funcKey returns the go/ssa position of the function the compiler
+// reports at pos: it names a declared function where its receiver or name
+// starts (go/ssa: the name), a function literal at its func keyword.
+func funcKey(f *ast.File, pos token.Pos) token.Pos {
+	k := token.NoPos
+	ast.Inspect(f, func(n ast.Node) bool {
+		if k.IsValid() || n == nil || pos < n.Pos() || pos >= n.End() {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if (n.Recv != nil && n.Recv.Opening == pos) || n.Name.Pos() == pos {
+				k = n.Name.Pos()
+			}
+		case *ast.FuncLit:
+			if n.Type.Func == pos {
+				k = pos
+			}
+		}
+		return !k.IsValid()
+	})
+	return k
+}
+
 // site reports whether the compiler puts the allocation site at pos (its
 // go/ssa position) on the heap, and whether it said.
 func (e *Escapes) site(pos token.Pos) (heap, known bool) {
@@ -170,6 +224,41 @@ func (e *Escapes) site(pos token.Pos) (heap, known bool) {
 // movedVar reports whether the compiler moved the variable declared at
 // pos to the heap.
 func (e *Escapes) movedVar(pos token.Pos) bool { return e.moved[pos] }
+
+// inlinedCall reports whether the compiler inlines call. In a generic
+// function, whose calls the compiler reports only where a package
+// instantiates it, a static call of a function of the package the
+// compiler can inline counts as inlined.
+func (e *Escapes) inlinedCall(call *ssa.Call) bool {
+	if e.inlined[call.Pos()] {
+		return true
+	}
+	fn := call.Parent()
+	if fn == nil || !generic(fn) {
+		return false
+	}
+	callee := call.Call.StaticCallee()
+	return callee != nil && callee.Pkg == fn.Pkg && e.inlinableFunc(callee)
+}
+
+// inlinableFunc reports whether the compiler can inline fn.
+func (e *Escapes) inlinableFunc(fn *ssa.Function) bool {
+	if fn.Origin() != nil {
+		fn = fn.Origin()
+	}
+	return fn.Pos().IsValid() && e.inlinable[fn.Pos()]
+}
+
+// generic reports whether fn's body is, or is within, a generic
+// function's.
+func generic(fn *ssa.Function) bool {
+	for ; fn != nil; fn = fn.Parent() {
+		if fn.TypeParams().Len() > 0 || fn.Origin() != nil {
+			return true
+		}
+	}
+	return false
+}
 
 // Classify is the package function Classify under e: an allocation the
 // compiler keeps on the stack is of class alloc.local. A nil e is no

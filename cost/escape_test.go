@@ -49,6 +49,15 @@ func vars(f float64) (uint64, *int) {
 	return *(*uint64)(unsafe.Pointer(&f)) + uint64(w), &w
 }
 
+func sum(xs ...int) int { return len(xs) }
+
+func keep(xs ...int) { sink = xs }
+
+func variadic(n int) int {
+	keep(n, n)
+	return sum(n, 1)
+}
+
 func closures() (func() int, int) {
 	k, j := 0, 0
 	inc := func() { k++ }
@@ -83,6 +92,7 @@ func closures() (func() int, int) {
 		"makes":    "make([]byte, 16):stack make([]byte, n):stack make([]byte, n):heap",
 		"vars":     "f:stack w:heap v:heap",
 		"closures": "k:stack j:heap func literal:stack func literal:heap",
+		"variadic": "varargs:heap varargs:stack",
 	}
 	for name, w := range want {
 		var got []string
@@ -155,4 +165,84 @@ func source(fset *token.FileSet, f *ast.File, pos token.Pos) string {
 		return s == ""
 	})
 	return s
+}
+
+// TestInlining classifies calls and returns by the inlining decisions the
+// compiler (go build -gcflags=-m) prints for a package.
+func TestInlining(t *testing.T) {
+	const src = `package p
+
+type T struct{ x int }
+
+func (t *T) Get() int { return t.x }
+
+func small(a, b int) int { return a + b }
+
+//go:noinline
+func kept(a int) int { return a * 3 }
+
+func Max[E int | float64](a, b E) E {
+	if small(1, 2) > 0 && a > b {
+		return a
+	}
+	return b
+}
+
+func Use(t *T, f func(int) int) int {
+	g := func(x int) int { return x * 2 }
+	return small(t.Get(), kept(4)) + f(1) + g(2) + Max(1, 2)
+}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.22\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join(dir, "p.go"), src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	esc, err := BuildEscapes(dir, fset, []*ast.File{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := map[string]*ssa.Function{}
+	for fn := range ssautil.AllFunctions(pkg.Prog) {
+		if fn.Pkg == pkg {
+			funcs[fn.Name()] = fn
+		}
+	}
+	// The calls and returns of each function, in order.
+	want := map[string]string{
+		"Get":   "return.inline",
+		"small": "return.inline",
+		"kept":  "return",
+		// Max's call of small is reported only where Max is
+		// instantiated: inlined, as small can be.
+		"Max": "call.inline return.inline return.inline",
+		// The closure g is called directly, and inlined.
+		"Use": "call.inline call.static call.inline call.closure call.inline call.inline return",
+	}
+	for name, w := range want {
+		var got []string
+		for _, b := range funcs[name].Blocks {
+			for _, instr := range b.Instrs {
+				switch instr.(type) {
+				case *ssa.Call, *ssa.Return:
+					c, _ := esc.Classify(instr)
+					got = append(got, c)
+				}
+			}
+		}
+		if g := strings.Join(got, " "); g != w {
+			t.Errorf("%s:\n got %s\nwant %s", name, g, w)
+		}
+	}
 }

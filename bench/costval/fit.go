@@ -43,13 +43,13 @@ var groups = []struct {
 	name    string
 	classes []string
 }{
-	{"alu", []string{"int.arith", "int.cmp", "convert.num", "changetype", "extract", "field", "local.load", "local.store", "local.addr", "alloc.local", "jump", "if", "other"}},
+	{"alu", []string{"int.arith", "int.cmp", "convert.num", "changetype", "extract", "field", "local.load", "local.store", "local.addr", "alloc.local", "jump", "if", "call.inline", "return.inline", "other"}},
 	{"mem", []string{"load", "store", "fieldaddr", "indexaddr", "index", "slice", "call.builtin"}},
 	{"muldiv", []string{"int.mul", "int.div", "int.divconst", "float.div"}},
 	{"float", []string{"float.arith", "float.cmp", "complex"}},
 	{"call", []string{"call.static", "call.closure", "call.invoke", "call.copy", "return", "rundefers", "defer", "panic"}},
 	{"iface", []string{"iface.make", "iface.change", "assert.type", "assert.iface", "value.cmp", "string.cmp"}},
-	{"alloc", []string{"alloc.heap", "make.slice", "make.map", "make.chan", "make.closure", "iface.box", "string.concat", "convert.string", "call.append"}},
+	{"alloc", []string{"alloc.heap", "make.slice", "make.map", "make.chan", "make.closure", "iface.box", "string.concat", "convert.string", "call.append", "append.value"}},
 	{"map", []string{"map.lookup", "map.update", "range", "next"}},
 	{"chan", []string{"send", "recv", "select", "go"}},
 	{"bytes", []string{"alloc.byte"}},

@@ -52,6 +52,8 @@ func TestCount(t *testing.T) {
 		"kEmpty": {"int.cmp": 1, "if": 1, "int.arith": 2, "jump": 1},
 		// add1's body (x + 1, return) runs once per call.
 		"kCallStatic": {"int.cmp": 1, "if": 1, "int.arith": 3, "jump": 1, "call.static": 2, "return": 2},
+		// inc is inlined: its calls and returns cost next to nothing.
+		"kCallInline": {"int.cmp": 1, "if": 1, "int.arith": 4, "jump": 1, "call.inline": 2, "return.inline": 2},
 		// &node{v: i}: 24 bytes.
 		"kAlloc": {"int.cmp": 1, "if": 1, "int.arith": 1, "jump": 1, "alloc.heap": 1, "alloc.byte": 24, "fieldaddr": 1, "store": 2},
 	}
