@@ -22,8 +22,21 @@
 // "alloc.byte" ps per byte to its class's weight; sizes are those of the
 // gc compiler for 64-bit platforms. Sizes known only at run time
 // (make([]T, n), append's growth, string concatenation's length) are
-// charged their class's weight only: the per-byte part of dynamic sizes is
-// not charged yet.
+// charged their class's weight only, except append's growth.
+//
+// # Growth
+//
+// Where append grows a slice, the runtime charges the goroutine that
+// appends "append.grow" ps plus "append.byte" ps per byte of the new
+// capacity (kprof's runtime patch, in growslice: the capacity is known
+// only there, after the allocator's size classes). These two are not
+// instruction classes: a table may set them to 0, which charges nothing
+// (the tests that compare counts with the go/ssa interpreter do, as it
+// cannot grow slices as the runtime does). kprof calibrate sets them to
+// the weights of a heap allocation and of its bytes. A growth is charged
+// for code outside the runtime only, so that counts stay deterministic; in
+// exact mode, one inside a small leaf (which has no checks of its own)
+// goes to its caller.
 //
 // # Tables
 //
@@ -55,6 +68,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+)
+
+// Growth classes: the runtime's charges for append's growth (see
+// "Growth"); a table may set them to 0.
+const (
+	GrowClass     = "append.grow" // ps per growth
+	GrowByteClass = "append.byte" // ps per byte of the new capacity
 )
 
 // Metric is the name profiles of the cost metric carry (profile.Meta.Metric).
@@ -108,6 +128,7 @@ func Parse(data []byte) (*Table, error) {
 	for _, c := range Classes {
 		known[c] = true
 	}
+	growth := map[string]bool{GrowClass: true, GrowByteClass: true}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line := 0
 	for sc.Scan() {
@@ -132,13 +153,19 @@ func Parse(data []byte) (*Table, error) {
 			continue
 		}
 		n, err := strconv.ParseInt(val, 10, 64)
-		if err != nil || n < 1 || n > 1e12 {
-			return nil, fmt.Errorf("line %d: %s %q: want an integer number of picoseconds from 1 to 10^12", line, key, val)
+		if growth[key] && err == nil && n == 0 {
+			// (Growth may be left uncharged.)
+		} else if err != nil || n < 1 || n > 1e12 {
+			low := 1
+			if growth[key] {
+				low = 0
+			}
+			return nil, fmt.Errorf("line %d: %s %q: want an integer number of picoseconds from %d to 10^12", line, key, val, low)
 		}
 		switch {
 		case key == "scale":
 			t.Scale = n
-		case known[key]:
+		case known[key] || growth[key]:
 			if _, dup := t.Weights[key]; dup {
 				return nil, fmt.Errorf("line %d: class %s given twice", line, key)
 			}
@@ -166,7 +193,7 @@ func Parse(data []byte) (*Table, error) {
 func (t *Table) Format() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "name %s\nscale %d\n", t.Name, t.Scale)
-	for _, c := range Classes {
+	for _, c := range append(Classes[:len(Classes):len(Classes)], GrowClass, GrowByteClass) {
 		if w, ok := t.Weights[c]; ok {
 			fmt.Fprintf(&b, "%s %d\n", c, w)
 		}
@@ -190,6 +217,13 @@ func (t *Table) Ident() string {
 		fmt.Fprintf(h, "%s %d\n", k, t.Weights[k])
 	}
 	return t.Name + "@" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Growth returns what the runtime charges for append's growth: ps per
+// growth and per byte of the new capacity (0, 0: nothing). A table that
+// leaves them out charges nothing.
+func (t *Table) Growth() (obj, perByte int64) {
+	return t.Weights[GrowClass], t.Weights[GrowByteClass]
 }
 
 // Class returns the weight of class c.

@@ -2,8 +2,9 @@ package counter
 
 // The metric the build counts: kprof build compiles this package with a
 // file that sets these before any package that imports it initialises
-// (toolexec, for -metric cost). Left as they are, the metric is go/ssa
-// instructions.
+// (toolexec, for -metric cost), and sets what the runtime charges for
+// append's growth (setGrowth; cost.Table.Growth). Left as they are, the
+// metric is go/ssa instructions.
 var (
 	metricName  string
 	metricTable string

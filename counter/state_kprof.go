@@ -23,6 +23,7 @@ func goHidden(f func())                                     { runtime.KprofGo(f)
 func yield()                                                { runtime.KprofYield() }
 func signalDelivered(s uint32) int                          { return runtime.KprofSignalDelivered(s) }
 func addExitHook(f func())                                  { runtime.KprofAddExitHook(f) }
+func setGrowth(obj, perByte int64)                          { runtime.KprofSetGrowth(obj, perByte) }
 func executed() int64                                       { return runtime.KprofExecuted() }
 func claimPending() int64                                   { return runtime.KprofClaimPending() }
 func stopTheWorld() func() {

@@ -44,6 +44,7 @@ func goHidden(f func())                                     { go f() }
 func yield()                                                { runtime.Gosched() }
 func signalDelivered(s uint32) int                          { return 0 }
 func addExitHook(f func())                                  {}
+func setGrowth(obj, perByte int64)                          {}
 func claimPending() int64 {
 	n := plain.Gran - plain.Count
 	plain.Done += n

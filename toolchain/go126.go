@@ -116,6 +116,14 @@ var runtimeEdits = map[string][]Edit{
 	"mgc.go": {
 		{"\tclearpools()\n", "\tclearpools(); if kprofDet && trigger.kind == gcTriggerCycle { kprofPoolGC() }\n"},
 	},
+	// The cost metric charges append's growth (kprofGrow): every entry
+	// the compiler calls for append, for its caller's code.
+	"slice.go": {
+		{"\treturn slice{p, newLen, newcap}\n}\n", "\tkprofGrow(sys.GetCallerPC(), newcap, et); return slice{p, newLen, newcap}\n}\n"},
+		{"\ts := growslice(oldPtr, newLen, oldCap, num, et)\n", "\ts := growslice(oldPtr, newLen, oldCap, num, et); if oldPtr != s.array { kprofGrow(sys.GetCallerPC(), s.cap, et) }\n"},
+		{"\t\treturn growslice(oldPtr, newLen, oldCap, num, et)\n", "\t\ts := growslice(oldPtr, newLen, oldCap, num, et); kprofGrow(sys.GetCallerPC(), s.cap, et); return s\n"},
+		{"\ts := growsliceBuf(oldPtr, newLen, oldCap, num, et, bufPtr, bufLen)\n", "\ts := growsliceBuf(oldPtr, newLen, oldCap, num, et, bufPtr, bufLen); if s.array != bufPtr { kprofGrow(sys.GetCallerPC(), s.cap, et) }\n"},
+	},
 	"panic.go": {
 		{"\tpreprintpanics(&p)\n\n\tfatalpanic(&p)", "\tpreprintpanics(&p); kprofPanicExit()\n\n\tfatalpanic(&p)"},
 		// A fatal error the program caused (concurrent map writes, an

@@ -294,8 +294,10 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 			}
 		}
 		if t := cfg.Options.Cost; t != nil {
-			// The build's metric, for the agent to record (counter.Metric).
-			src := fmt.Sprintf("package counter\n\nfunc init() { metricName, metricTable, metricScale = %q, %q, %d }\n", cost.Metric, t.Ident(), t.Scale)
+			// The build's metric, for the agent to record (counter.Metric),
+			// and what the runtime charges for append's growth.
+			obj, perByte := t.Growth()
+			src := fmt.Sprintf("package counter\n\nfunc init() { metricName, metricTable, metricScale = %q, %q, %d; setGrowth(%d, %d) }\n", cost.Metric, t.Ident(), t.Scale, obj, perByte)
 			nf := filepath.Join(workDir, "kprof_metric.go")
 			if err := os.WriteFile(nf, []byte(src), 0o666); err != nil {
 				return nil, nil, err

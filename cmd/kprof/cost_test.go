@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,10 @@ func TestCostAgainstOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The shipped table, but for append's growth, which the runtime
+	// charges by capacities the interpreter does not reproduce
+	// (TestCostGrowth checks it).
+	def, defFile := noGrowth(t, cost.Default())
 	dirs, _ := filepath.Glob("../../testdata/progs/*")
 	if len(dirs) < 10 {
 		t.Fatalf("want at least 10 oracle programs, have %d", len(dirs))
@@ -44,7 +49,7 @@ func TestCostAgainstOracle(t *testing.T) {
 		tbl   *cost.Table
 		flags []string
 	}{
-		{"default", cost.Default(), []string{"-metric", "cost"}},
+		{"default", def, []string{"-metric", "cost", "-costtable", defFile}},
 		{"costtable", tt, []string{"-metric=cost", "-costtable", testTable}},
 	} {
 		for _, dir := range dirs {
@@ -63,6 +68,80 @@ func TestCostAgainstOracle(t *testing.T) {
 				compareOracle(t, p, fmt.Sprint(tc.flags), want)
 			})
 		}
+	}
+}
+
+// noGrowth returns t with append's growth uncharged, and a file that
+// holds it.
+func noGrowth(t *testing.T, tbl *cost.Table) (*cost.Table, string) {
+	t.Helper()
+	u := *tbl
+	u.Weights = maps.Clone(tbl.Weights)
+	u.Weights[cost.GrowClass], u.Weights[cost.GrowByteClass] = 0, 0
+	file := filepath.Join(t.TempDir(), "nogrowth.costtable")
+	if err := os.WriteFile(file, u.Format(), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	back, err := cost.Parse(u.Format())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back, file
+}
+
+// TestCostGrowth checks what the runtime charges for append's growth under
+// the cost metric: each function's exact cost with the shipped table is
+// its cost without growth charged plus append.grow per growth and
+// append.byte per byte of the new capacities, which the program itself
+// records; a function that appends within its capacity is charged
+// nothing more; two runs give the same profile, byte for byte.
+func TestCostGrowth(t *testing.T) {
+	kprofBin := buildKprof(t)
+	def := cost.Default()
+	obj, perByte := def.Growth()
+	if obj == 0 || perByte == 0 {
+		t.Fatalf("the shipped table charges no growth: %d, %d", obj, perByte)
+	}
+	_, offFile := noGrowth(t, def)
+	dir := "../../testdata/growth"
+	on := kprofBuild(t, kprofBin, dir, "-metric", "cost")
+	off := kprofBuild(t, kprofBin, dir, "-metric", "cost", "-costtable", offFile)
+	flat := func(bin string) (map[string]int64, []byte, string) {
+		out := filepath.Join(t.TempDir(), "p.kprof")
+		o, err := runCmd("", []string{"KPROF_MODE=exact", "KPROF_OUT=" + out}, bin)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", bin, err, o)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := profile.ParseFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int64{}
+		for _, s := range p.Flat() {
+			m[s.Func.Name] += s.Self
+		}
+		return m, data, o
+	}
+	a, data1, out := flat(on)
+	_, data2, _ := flat(on)
+	b, _, _ := flat(off)
+	if string(data1) != string(data2) {
+		t.Errorf("two exact runs of the cost build differ")
+	}
+	var total, grows, bytes int
+	if _, err := fmt.Sscan(out, &total, &grows, &bytes); err != nil || grows == 0 {
+		t.Fatalf("the program printed %q: %v", out, err)
+	}
+	extra := a["main.ints"] - b["main.ints"] + a["main.points"] - b["main.points"]
+	if want := int64(grows)*obj + int64(bytes)*perByte; extra != want {
+		t.Errorf("growth charged %d ps, want %d growths × %d + %d bytes × %d = %d", extra, grows, obj, bytes, perByte, want)
+	}
+	if a["main.noGrowth"] != b["main.noGrowth"] || a["main.main"] != b["main.main"] {
+		t.Errorf("noGrowth %d vs %d, main %d vs %d: charged for growth they did not make", a["main.noGrowth"], b["main.noGrowth"], a["main.main"], b["main.main"])
 	}
 }
 

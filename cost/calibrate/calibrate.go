@@ -379,6 +379,8 @@ func FitTable(name string, ps map[string]float64, counts map[string]map[string]f
 	for j, c := range fit.Fitted {
 		t.Weights[c] = max(1, int64(math.Round(w.AtVec(j))))
 	}
+	// append's growth is a heap allocation of the new capacity.
+	t.Weights[cost.GrowClass], t.Weights[cost.GrowByteClass] = t.Class("alloc.heap"), t.Class("alloc.byte")
 	var errs, perInstr []float64
 	for _, k := range names {
 		var pred, instrs float64

@@ -7,6 +7,7 @@ package runtime
 import (
 	"internal/runtime/atomic"
 	"internal/runtime/exithook"
+	"internal/stringslite"
 	"unsafe"
 )
 
@@ -365,4 +366,56 @@ func kprofGoexit() {
 	if raceenabled {
 		racereleasemergeg(gp, unsafe.Pointer(k))
 	}
+}
+
+// The cost metric charges a slice's growth where append grows it: what it
+// weighs depends on the capacity, known only here (kprof build -metric
+// cost; package cost, "append.grow"). Charged only for appends of code
+// outside the runtime (the runtime's own, on the goroutines that call it,
+// depend on scheduling: the timers of a P), to the goroutine that
+// appends, so the program's counts stay deterministic.
+var (
+	kprofGrowObj  int64 // ps per growth; 0 with kprofGrowByte: not charged
+	kprofGrowByte int64 // ps per byte of the new capacity
+)
+
+// KprofSetGrowth sets what a slice's growth weighs (package counter, in
+// cost builds, before any instrumented code runs).
+func KprofSetGrowth(obj, perByte int64) { kprofGrowObj, kprofGrowByte = obj, perByte }
+
+// kprofGrowCallers caches whether a caller of growslice is outside the
+// runtime: pc<<1 | outside, one word per entry, so that racing writers
+// leave an entry whole.
+var kprofGrowCallers [256]uint64
+
+// kprofGrow charges the running goroutine a growth to capacity c of
+// elements of et, made for the code at return address pc.
+//
+//go:nosplit
+func kprofGrow(pc uintptr, c int, et *_type) {
+	if kprofGrowObj == 0 && kprofGrowByte == 0 {
+		return
+	}
+	gp := getg()
+	if gp.m == nil || gp != gp.m.curg || gp.kprof.InAgent || !gp.kprof.Known || !kprofOutsideRuntime(pc) {
+		return
+	}
+	gp.kprof.Count -= kprofGrowObj + int64(uintptr(c)*et.Size_)*kprofGrowByte
+}
+
+// kprofOutsideRuntime reports whether the function at pc is not the
+// runtime's.
+func kprofOutsideRuntime(pc uintptr) bool {
+	e := &kprofGrowCallers[(pc>>2)%uintptr(len(kprofGrowCallers))]
+	if w := atomic.Load64(e); w>>1 == uint64(pc) && w != 0 {
+		return w&1 != 0
+	}
+	f := findfunc(pc)
+	out := f.valid() && !stringslite.HasPrefix(funcname(f), "runtime.")
+	w := uint64(pc) << 1
+	if out {
+		w |= 1
+	}
+	atomic.Store64(e, w)
+	return out
 }
