@@ -357,7 +357,11 @@ func binOp(in *ssa.BinOp) string {
 	case token.MUL:
 		return "int.mul"
 	case token.QUO, token.REM:
-		if _, ok := in.Y.(*ssa.Const); ok {
+		if c, ok := in.Y.(*ssa.Const); ok {
+			if powerOfTwo(c) {
+				// A shift or a mask (and a sign fix-up).
+				return "int.arith"
+			}
 			return "int.divconst"
 		}
 		return "int.div"
@@ -433,6 +437,15 @@ func typeSetKind(tp *types.TypeParam) int {
 		k = tk
 	}
 	return k
+}
+
+// powerOfTwo reports whether c is an integer constant 2^k, k ≥ 0.
+func powerOfTwo(c *ssa.Const) bool {
+	if c.Value == nil || c.Value.Kind() != constant.Int {
+		return false
+	}
+	v, exact := constant.Uint64Val(c.Value)
+	return exact && v != 0 && v&(v-1) == 0
 }
 
 // isNil reports whether v is the constant nil.

@@ -94,7 +94,7 @@ var g int
 var m = map[string]int{}
 
 func arith(x, y int, f float64) int {
-	return x*y + x/y + x%7 + int(f/2)
+	return x*y + x/y + x%7 + int(f/2) + x%8 + x/1
 }
 
 func mem(t *T, s []int, i int) int {
@@ -135,7 +135,7 @@ func generic[F Float, O Ordered, S ~string, C comparable](f F, o O, s S, c C) bo
 	}
 	// (make([]int, 4) is a heap array and a slice of it in go/ssa.)
 	want := map[string]string{
-		"arith": "int.mul int.div int.arith int.divconst int.arith float.div convert.num int.arith return",
+		"arith": "int.mul int.div int.arith int.divconst int.arith float.div convert.num int.arith int.arith int.arith int.arith int.arith return",
 		"mem":   "fieldaddr load indexaddr store int.arith indexaddr load call.builtin int.arith return",
 		"local": "alloc.local local.store local.addr local.load local.addr local.load int.arith return",
 		"alloc": "alloc.heap:24 fieldaddr store alloc.heap:32 slice iface.box convert.num convert.string return",

@@ -49,10 +49,10 @@ var groups = []struct {
 	{"float", []string{"float.arith", "float.cmp", "complex"}},
 	{"call", []string{"call.static", "call.closure", "call.invoke", "call.copy", "return", "rundefers", "defer", "panic"}},
 	{"iface", []string{"iface.make", "iface.change", "assert.type", "assert.iface", "value.cmp", "string.cmp"}},
-	{"alloc", []string{"alloc.heap", "make.slice", "make.map", "make.chan", "make.closure", "iface.box", "string.concat", "convert.string", "call.append", "append.value"}},
+	{"alloc", []string{"alloc.heap", "make.slice", "make.map", "make.chan", "make.closure", "iface.box", "string.concat", "convert.string", "call.append", "append.value", "append.grow"}},
 	{"map", []string{"map.lookup", "map.update", "range", "next"}},
 	{"chan", []string{"send", "recv", "select", "go"}},
-	{"bytes", []string{"alloc.byte"}},
+	{"bytes", []string{"alloc.byte", "append.byte"}},
 }
 
 // groupTable returns the base table (g == "") or the base plus 1 on g.
