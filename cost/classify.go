@@ -44,6 +44,7 @@ var Classes = []string{
 	"extract",        // one result of a tuple
 	"call.static",    // a call of a function known statically
 	"call.inline",    // a call the compiler inlines (known from its -m diagnostics)
+	"call.uncounted", // a static call of code the build does not count (the runtime's packages): its time
 	"call.closure",   // a call of a function value
 	"call.invoke",    // a call of an interface method
 	"call.builtin",   // len, cap, min, max and the like
@@ -79,11 +80,13 @@ var sizes = types.SizesFor("gc", "amd64")
 // Classify returns the class of a counted instruction (see package
 // rewrite, "What is counted") and, for a heap allocation of a constant
 // size, its size in bytes.
-func Classify(instr ssa.Instruction) (class string, bytes int64) { return classify(instr, nil) }
+func Classify(instr ssa.Instruction) (class string, bytes int64) { return classify(instr, nil, nil) }
 
 // classify is Classify with the compiler's escape analysis, if esc is
-// not nil: an allocation it keeps on the stack weighs alloc.local.
-func classify(instr ssa.Instruction, esc *Escapes) (class string, bytes int64) {
+// not nil (an allocation it keeps on the stack weighs alloc.local, a call
+// it inlines call.inline), and the packages the build does not count, if
+// uncounted is not nil (Table.WithUncounted).
+func classify(instr ssa.Instruction, esc *Escapes, uncounted func(string) bool) (class string, bytes int64) {
 	if esc != nil && onStack(instr, esc) || appendsValues(instr) {
 		return "alloc.local", 0
 	}
@@ -161,6 +164,9 @@ func classify(instr ssa.Instruction, esc *Escapes) (class string, bytes int64) {
 		if esc != nil && esc.inlinedCall(in) {
 			return "call.inline", 0
 		}
+		if uncounted != nil && uncountedCall(&in.Call, uncounted) {
+			return "call.uncounted", 0
+		}
 		return callClass(&in.Call), 0
 	case *ssa.Go:
 		return "go", 0
@@ -222,7 +228,7 @@ func classify(instr ssa.Instruction, esc *Escapes) (class string, bytes int64) {
 // plus alloc.byte per byte of a heap allocation of a constant size. It is
 // at least 1.
 func (t *Table) Weight(instr ssa.Instruction) int64 {
-	c, n := classify(instr, t.esc)
+	c, n := classify(instr, t.esc, t.uncounted)
 	w := t.Class(c)
 	if n > 0 {
 		w += n * t.Class("alloc.byte")
@@ -494,6 +500,23 @@ func sizeof(t types.Type) (n int64) {
 		}
 	}()
 	return sizes.Sizeof(t)
+}
+
+// uncountedCall reports whether c statically calls a function of a
+// package the build does not count.
+func uncountedCall(c *ssa.CallCommon, uncounted func(string) bool) bool {
+	fn := c.StaticCallee()
+	if fn == nil || c.IsInvoke() {
+		return false
+	}
+	if fn.Origin() != nil {
+		fn = fn.Origin()
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok || obj.Pkg() == nil {
+		return false // (a wrapper or a function literal: counted code)
+	}
+	return uncounted(obj.Pkg().Path())
 }
 
 // spread reports whether the append c appends a slice (append(s, t...),

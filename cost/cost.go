@@ -88,8 +88,9 @@ const Unit = "picoseconds"
 // compiler keeps on the stack weigh alloc.local (Escapes). 3: calls the
 // compiler inlines and returns of functions it can inline have classes of
 // their own; comparisons with nil weigh int.cmp; type parameters' values
-// are classified by their type sets.
-const classifyVersion = 3
+// are classified by their type sets. 4: calls of uncounted code weigh
+// call.uncounted (WithUncounted).
+const classifyVersion = 4
 
 // A Table holds the weight of every class.
 type Table struct {
@@ -97,6 +98,20 @@ type Table struct {
 	Scale   int64            // ps of an average instruction
 	Weights map[string]int64 // by class; absent classes weigh Weights["other"]
 	esc     *Escapes         // the package's, if known (WithEscapes)
+	// uncounted reports whether the build leaves a package's code
+	// uncounted (WithUncounted).
+	uncounted func(pkgPath string) bool
+}
+
+// WithUncounted returns t for a build that does not count the code of the
+// packages for which uncounted reports true (the runtime and the packages
+// it depends on, always): a static call of one of their functions weighs
+// call.uncounted, the time of the code it runs, which nothing else
+// charges.
+func (t *Table) WithUncounted(uncounted func(pkgPath string) bool) *Table {
+	u := *t
+	u.uncounted = uncounted
+	return &u
 }
 
 // WithEscapes returns t for a package whose compiler escape analysis is

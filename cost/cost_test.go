@@ -173,3 +173,43 @@ func itoa(n int64) string {
 	}
 	return s
 }
+
+// TestUncounted checks that a static call of a package the build does not
+// count weighs call.uncounted, and other calls do not.
+func TestUncounted(t *testing.T) {
+	const src = `package p
+
+import "strings"
+
+func local(a string) int { return len(a) }
+
+func f(a, b string, g func(string) int) int {
+	return strings.Compare(a, b) + local(a) + g(b) + strings.Index(a, b)
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := Default().WithUncounted(func(path string) bool { return path == "strings" })
+	var got []string
+	for _, b := range pkg.Func("f").Blocks {
+		for _, instr := range b.Instrs {
+			if call, ok := instr.(*ssa.Call); ok {
+				c, _ := classify(call, nil, tb.uncounted)
+				got = append(got, c)
+				if c == "call.uncounted" && tb.Weight(call) != tb.Class("call.uncounted") {
+					t.Errorf("%v weighs %d, want %d", call, tb.Weight(call), tb.Class("call.uncounted"))
+				}
+			}
+		}
+	}
+	if g, w := strings.Join(got, " "), "call.uncounted call.static call.closure call.uncounted"; g != w {
+		t.Errorf("got %s, want %s", g, w)
+	}
+}

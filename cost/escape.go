@@ -264,5 +264,5 @@ func generic(fn *ssa.Function) bool {
 // compiler keeps on the stack is of class alloc.local. A nil e is no
 // escape analysis.
 func (e *Escapes) Classify(instr ssa.Instruction) (class string, bytes int64) {
-	return classify(instr, e)
+	return classify(instr, e, nil)
 }

@@ -459,6 +459,10 @@ func instrumentFiles(cfg *Config, pkgPath string, compile, files []string, impor
 	// (-pkgs leaves code uninstrumented that may recover a panic.)
 	opts.ExactPops = opts.ExactPops || len(cfg.Only) > 0
 	opts.CheckPlans = os.Getenv(CheckPlansEnv) == "1"
+	if opts.Cost != nil {
+		// Calls of code kprof does not count weigh its time.
+		opts.Cost = opts.Cost.WithUncounted(func(path string) bool { return !cfg.Instrumented(path) })
+	}
 	out, err := rewrite.Package(in, opts)
 	if err != nil {
 		return nil, nil, nil, err

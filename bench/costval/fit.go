@@ -52,6 +52,7 @@ var groups = []struct {
 	{"alloc", []string{"alloc.heap", "make.slice", "make.map", "make.chan", "make.closure", "iface.box", "string.concat", "convert.string", "call.append", "append.value", "append.grow"}},
 	{"map", []string{"map.lookup", "map.update", "range", "next"}},
 	{"chan", []string{"send", "recv", "select", "go"}},
+	{"uncounted", []string{"call.uncounted"}},
 	{"bytes", []string{"alloc.byte", "append.byte"}},
 }
 
