@@ -516,7 +516,20 @@ func uncountedCall(c *ssa.CallCommon, uncounted func(string) bool) bool {
 	if !ok || obj.Pkg() == nil {
 		return false // (a wrapper or a function literal: counted code)
 	}
-	return uncounted(obj.Pkg().Path())
+	path := obj.Pkg().Path()
+	return uncounted(path) && !intrinsicPackages[path]
+}
+
+// intrinsicPackages are packages whose functions the gc compiler replaces
+// by machine instructions (cmd/compile's intrinsics: bits.Mul64 is a
+// MULQ), or inlines, without a report from -m: a call of them is no call.
+var intrinsicPackages = map[string]bool{
+	"math/bits":               true,
+	"sync/atomic":             true,
+	"internal/runtime/atomic": true,
+	"internal/runtime/sys":    true,
+	"internal/runtime/math":   true,
+	"unsafe":                  true,
 }
 
 // spread reports whether the append c appends a slice (append(s, t...),
