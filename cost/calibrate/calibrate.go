@@ -22,12 +22,22 @@
 // kernel) keep plausible weights: rows λ·(w_c − prior_c)/prior_c, λ =
 // PriorWeight. A class no kernel runs keeps its prior weight.
 //
+// The counts classify instructions as kprof build does, with the
+// compiler's escape analysis and inlining decisions (cost.Escapes): a
+// call the compiler inlines is call.inline.
+//
 // What the method does not capture: the garbage collector's work grows
-// with the live heap, which the kernels keep small; the compiler inlines
-// small functions and keeps values in registers, which the kernels'
-// go/ssa counts cannot tell; and out-of-order execution overlaps
-// independent instructions. A table fits the kernels far better than it
-// predicts programs: check it against CPU profiles (bench/costval).
+// with the live heap, which the kernels keep small; the compiler keeps
+// values in registers and folds operations into addressing modes, which
+// go/ssa counts cannot tell; out-of-order execution overlaps independent
+// instructions, so a class weighs between what a chain of it takes and
+// what independent ones do (kArith and kArithILP, kMul and kMulILP: the
+// fit's compromise); a load's time depends on where its data is (the
+// kernels' hit the L1 cache: a chain of dependent loads, as in a walk
+// over a linked structure, takes ten times what they give); and the time
+// of code kprof does not count (the runtime) behind call.uncounted varies
+// with what it does. A table fits the kernels far better than it predicts
+// programs: check it against CPU profiles (bench/costval).
 package calibrate
 
 import (
