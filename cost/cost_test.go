@@ -124,15 +124,7 @@ func generic[F Float, O Ordered, S ~string, C comparable](f F, o O, s S, c C) bo
 	return f < f && o < o && s < s && c == c
 }
 `
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, _, _ := buildSrc(t, "p.go", src)
 	// (make([]int, 4) is a heap array and a slice of it in go/ssa.)
 	want := map[string]string{
 		"arith": "int.mul int.div int.arith int.divconst int.arith float.div convert.num int.arith int.arith int.arith int.arith int.arith return",
@@ -165,6 +157,22 @@ func generic[F Float, O Ordered, S ~string, C comparable](f F, o O, s S, c C) bo
 	}
 }
 
+// buildSrc parses src as the file name of package p and builds its go/ssa
+// form.
+func buildSrc(t *testing.T, name, src string) (*ssa.Package, *token.FileSet, *ast.File) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg, fset, f
+}
+
 func itoa(n int64) string {
 	s := ""
 	for n > 0 {
@@ -191,15 +199,7 @@ func f(a, b string, g func(string) int) int {
 	return strings.Compare(a, b) + local(a) + g(b) + strings.Index(a, b) + int(h)
 }
 `
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, _, _ := buildSrc(t, "p.go", src)
 	// (math/bits' functions are the compiler's intrinsics.)
 	tb := Default().WithUncounted(func(path string) bool { return path == "strings" || path == "math/bits" })
 	var got []string

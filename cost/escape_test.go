@@ -2,8 +2,6 @@ package cost
 
 import (
 	"go/ast"
-	"go/importer"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"os"
@@ -65,26 +63,7 @@ func closures() (func() int, int) {
 	return func() int { j++; return j }, k
 }
 `
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.22\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, filepath.Join(dir, "p.go"), src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	esc, err := BuildEscapes(dir, fset, []*ast.File{f})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, f, esc := buildCompiled(t, src)
 	// The allocations of each function, in order, as go/ssa and as the
 	// compiler place them.
 	want := map[string]string{
@@ -107,10 +86,10 @@ func closures() (func() int, int) {
 					}
 					what = in.Comment
 					if what == "complit" || what == "new" || what == "makeslice" {
-						what = source(fset, f, in.Pos())
+						what = source(pkg.Prog.Fset, f, in.Pos())
 					}
 				case *ssa.MakeSlice:
-					what = source(fset, f, in.Pos())
+					what = source(pkg.Prog.Fset, f, in.Pos())
 				case *ssa.MakeClosure:
 					what = "func literal"
 				default:
@@ -136,6 +115,25 @@ func closures() (func() int, int) {
 			}
 		}
 	}
+}
+
+// buildCompiled builds src, package p, in go/ssa form and with the go
+// command, returning the compiler's decisions on it.
+func buildCompiled(t *testing.T, src string) (*ssa.Package, *ast.File, *Escapes) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.22\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	pkg, fset, f := buildSrc(t, filepath.Join(dir, "p.go"), src)
+	esc, err := BuildEscapes(dir, fset, []*ast.File{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg, f, esc
 }
 
 // anonBlocks returns the blocks of fn's function literals.
@@ -193,26 +191,7 @@ func Use(t *T, f func(int) int) int {
 	return small(t.Get(), kept(4)) + f(1) + g(2) + Max(1, 2)
 }
 `
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module p\n\ngo 1.22\n"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, filepath.Join(dir, "p.go"), src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	esc, err := BuildEscapes(dir, fset, []*ast.File{f})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, _, esc := buildCompiled(t, src)
 	funcs := map[string]*ssa.Function{}
 	for fn := range ssautil.AllFunctions(pkg.Prog) {
 		if fn.Pkg == pkg {
