@@ -385,8 +385,9 @@ func KprofSetGrowth(obj, perByte int64) { kprofGrowObj, kprofGrowByte = obj, per
 
 // kprofGrowCallers caches whether a caller of growslice is outside the
 // runtime: pc<<1 | outside, one word per entry, so that racing writers
-// leave an entry whole.
-var kprofGrowCallers [256]uint64
+// leave an entry whole (a text address has its top bit clear on every
+// platform Go runs on).
+var kprofGrowCallers [256]uintptr
 
 // kprofGrow charges the running goroutine a growth to capacity c of
 // elements of et, made for the code at return address pc.
@@ -407,15 +408,15 @@ func kprofGrow(pc uintptr, c int, et *_type) {
 // runtime's.
 func kprofOutsideRuntime(pc uintptr) bool {
 	e := &kprofGrowCallers[(pc>>2)%uintptr(len(kprofGrowCallers))]
-	if w := atomic.Load64(e); w>>1 == uint64(pc) && w != 0 {
+	if w := atomic.Loaduintptr(e); w>>1 == pc && w != 0 {
 		return w&1 != 0
 	}
 	f := findfunc(pc)
 	out := f.valid() && !stringslite.HasPrefix(funcname(f), "runtime.")
-	w := uint64(pc) << 1
+	w := pc << 1
 	if out {
 		w |= 1
 	}
-	atomic.Store64(e, w)
+	atomic.Storeuintptr(e, w)
 	return out
 }
