@@ -34,9 +34,12 @@
 // (the tests that compare counts with the go/ssa interpreter do, as it
 // cannot grow slices as the runtime does). kprof calibrate sets them to
 // the weights of a heap allocation and of its bytes. A growth is charged
-// for code outside the runtime only, so that counts stay deterministic; in
-// exact mode, one inside a small leaf (which has no checks of its own)
-// goes to its caller.
+// for code outside the runtime only, so that counts stay deterministic. In
+// exact mode, the next check takes it: one a function makes after its
+// last check goes to its caller — every growth in a small leaf (a
+// loop-free function that calls nothing but builtins, which has no checks
+// of its own: func last(n int) []int { s := make([]int, n); return
+// append(s, 1) } has its growth charged to its caller).
 //
 // # Tables
 //
