@@ -391,8 +391,6 @@ var kprofGrowCallers [256]uintptr
 
 // kprofGrow charges the running goroutine a growth to capacity c of
 // elements of et, made for the code at return address pc.
-//
-//go:nosplit
 func kprofGrow(pc uintptr, c int, et *_type) {
 	if kprofGrowObj == 0 && kprofGrowByte == 0 {
 		return
