@@ -225,15 +225,28 @@ func classify(instr ssa.Instruction, esc *Escapes, uncounted func(string) bool) 
 }
 
 // Weight returns what the instruction weighs in t: its class's weight,
-// plus alloc.byte per byte of a heap allocation of a constant size. It is
-// at least 1.
+// plus alloc.byte per byte of a heap allocation of a constant size, but
+// for a slice that make allocates where the table has the runtime charge
+// its bytes (see "Run-time charges"). It is at least 1.
 func (t *Table) Weight(instr ssa.Instruction) int64 {
 	c, n := classify(instr, t.esc, t.uncounted)
 	w := t.Class(c)
-	if n > 0 {
+	if n > 0 && !(t.Weights[GrowByteClass] > 0 && makesSlice(instr)) {
 		w += n * t.Class("alloc.byte")
 	}
 	return max(w, 1)
+}
+
+// makesSlice reports whether instr is a make of a slice: on the heap, the
+// compiler calls the runtime's makeslice, whatever its size.
+func makesSlice(instr ssa.Instruction) bool {
+	switch in := instr.(type) {
+	case *ssa.MakeSlice:
+		return true
+	case *ssa.Alloc:
+		return in.Comment == "makeslice"
+	}
+	return false
 }
 
 // onStack reports whether instr is an allocation go/ssa puts on the heap

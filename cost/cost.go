@@ -18,28 +18,36 @@
 // comparisons, loads and stores, bounds-checked indexing, conversions,
 // static, closure, interface and builtin calls, allocation, map, channel
 // and string operations, and so on (Classes lists them). A heap allocation
-// whose size is a constant (new(T), &T{…}, a fixed-size make) adds
-// "alloc.byte" ps per byte to its class's weight; sizes are those of the
-// gc compiler for 64-bit platforms. Sizes known only at run time
-// (make([]T, n), append's growth, string concatenation's length) are
-// charged their class's weight only, except append's growth.
+// whose size is a constant (new(T), &T{…}) adds "alloc.byte" ps per byte
+// to its class's weight; sizes are those of the gc compiler for 64-bit
+// platforms. The runtime charges the bytes of allocations whose size it
+// computes (below).
 //
-// # Growth
+// # Run-time charges
 //
-// Where append grows a slice, the runtime charges the goroutine that
-// appends "append.grow" ps plus "append.byte" ps per byte of the new
-// capacity (kprof's runtime patch, in growslice: the capacity is known
-// only there, after the allocator's size classes). These two are not
-// instruction classes: a table may set them to 0, which charges nothing
-// (the tests that compare counts with the go/ssa interpreter do, as it
-// cannot grow slices as the runtime does). kprof calibrate sets them to
-// the weights of a heap allocation and of its bytes. A growth is charged
-// for code outside the runtime only, so that counts stay deterministic. In
-// exact mode, the next check takes it: one a function makes after its
-// last check goes to its caller — every growth in a small leaf (a
-// loop-free function that calls nothing but builtins, which has no checks
-// of its own: func last(n int) []int { s := make([]int, n); return
-// append(s, 1) } has its growth charged to its caller).
+// Some sizes are known only at run time, and only the runtime knows
+// whether some allocations go to the heap. Where append grows a slice,
+// the runtime charges the goroutine that appends "append.grow" ps plus
+// "append.byte" ps per byte of the new capacity (kprof's runtime patch, in
+// growslice: the capacity is known only there, after the allocator's size
+// classes). Where the runtime allocates on the heap the bytes of
+// make([]T, n) (of any n: the compiler calls the runtime for every make
+// that escapes), of a string concatenation, or of a conversion between a
+// string and a byte or rune slice, it charges "append.byte" ps per byte
+// (a result the compiler keeps in a stack buffer charges nothing). These
+// two are not instruction classes: a table may set them to 0, which
+// charges nothing, and then a constant-size make adds its bytes to its
+// class's weight as other allocations do (the tests that compare counts
+// with the go/ssa interpreter do, as it cannot grow slices as the runtime
+// does). kprof calibrate sets them to the weights of a heap allocation and
+// of its bytes. They are charged for code outside the runtime only, so
+// that counts stay deterministic. In exact mode, the next check takes
+// them: a charge made after a function's last check goes to its caller —
+// every charge in a small leaf (a loop-free function that calls nothing
+// but builtins, which has no checks of its own: func last(n int) []int {
+// s := make([]int, n); return append(s, 1) } has both charged to its
+// caller), and an allocation in a return statement's results (return
+// a + b).
 //
 // # Tables
 //
@@ -73,11 +81,12 @@ import (
 	"strings"
 )
 
-// Growth classes: the runtime's charges for append's growth (see
-// "Growth"); a table may set them to 0.
+// Growth classes: the runtime's charges for append's growth and for the
+// bytes of allocations it sizes (see "Run-time charges"); a table may set
+// them to 0.
 const (
 	GrowClass     = "append.grow" // ps per growth
-	GrowByteClass = "append.byte" // ps per byte of the new capacity
+	GrowByteClass = "append.byte" // ps per byte of the new capacity, or of a run-time sized allocation
 )
 
 // Metric is the name profiles of the cost metric carry (profile.Meta.Metric).
@@ -92,8 +101,9 @@ const Unit = "picoseconds"
 // compiler inlines and returns of functions it can inline have classes of
 // their own; comparisons with nil weigh int.cmp; type parameters' values
 // are classified by their type sets. 4: calls of uncounted code weigh
-// call.uncounted (WithUncounted).
-const classifyVersion = 4
+// call.uncounted (WithUncounted). 5: the runtime charges the bytes of
+// every slice make puts on the heap, not its class ("Run-time charges").
+const classifyVersion = 5
 
 // A Table holds the weight of every class.
 type Table struct {

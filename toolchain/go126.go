@@ -117,12 +117,39 @@ var runtimeEdits = map[string][]Edit{
 		{"\tclearpools()\n", "\tclearpools(); if kprofDet && trigger.kind == gcTriggerCycle { kprofPoolGC() }\n"},
 	},
 	// The cost metric charges append's growth (kprofGrow): every entry
-	// the compiler calls for append, for its caller's code.
+	// the compiler calls for append, for its caller's code; and the bytes
+	// of the slices make allocates on the heap (kprofBytes).
 	"slice.go": {
+		{"\treturn mallocgc(mem, et, true)\n", "\tkprofBytes(sys.GetCallerPC(), mem); return mallocgc(mem, et, true)\n"},
+		{"\treturn makeslice(et, len, cap)\n", "\tp := makeslice(et, len, cap); kprofBytes(sys.GetCallerPC(), uintptr(cap)*et.Size_); return p\n"},
+		{"\tmemmove(to, from, copymem)\n\n\treturn to\n", "\tmemmove(to, from, copymem); kprofBytes(sys.GetCallerPC(), tomem)\n\n\treturn to\n"},
 		{"\treturn slice{p, newLen, newcap}\n}\n", "\tkprofGrow(sys.GetCallerPC(), newcap, et); return slice{p, newLen, newcap}\n}\n"},
 		{"\ts := growslice(oldPtr, newLen, oldCap, num, et)\n", "\ts := growslice(oldPtr, newLen, oldCap, num, et); if oldPtr != s.array { kprofGrow(sys.GetCallerPC(), s.cap, et) }\n"},
 		{"\t\treturn growslice(oldPtr, newLen, oldCap, num, et)\n", "\t\ts := growslice(oldPtr, newLen, oldCap, num, et); kprofGrow(sys.GetCallerPC(), s.cap, et); return s\n"},
 		{"\ts := growsliceBuf(oldPtr, newLen, oldCap, num, et, bufPtr, bufLen)\n", "\ts := growsliceBuf(oldPtr, newLen, oldCap, num, et, bufPtr, bufLen); if s.array != bufPtr { kprofGrow(sys.GetCallerPC(), s.cap, et) }\n"},
+	},
+	// The bytes of string concatenations and conversions the runtime
+	// puts on the heap (kprofBytes). concatstrings and concatbytes take
+	// the return address of the code that concatenates: the compiler
+	// calls them, or the concatstring2 … 5 (concatbyte2 … 5) that it
+	// calls.
+	"string.go": {
+		{"func concatstrings(buf *tmpBuf, a []string) string {\n", "func concatstrings(buf *tmpBuf, a []string) string { return kprofConcatstrings(sys.GetCallerPC(), buf, a) }; func kprofConcatstrings(pc uintptr, buf *tmpBuf, a []string) string {\n"},
+		{"\ts, b := rawstringtmp(buf, l)\n", "\ts, b := rawstringtmp(buf, l); if buf == nil || l > len(buf) { kprofBytes(pc, uintptr(l)) }\n"},
+		{"\treturn concatstrings(buf, []string{a0, a1})\n", "\treturn kprofConcatstrings(sys.GetCallerPC(), buf, []string{a0, a1})\n"},
+		{"\treturn concatstrings(buf, []string{a0, a1, a2})\n", "\treturn kprofConcatstrings(sys.GetCallerPC(), buf, []string{a0, a1, a2})\n"},
+		{"\treturn concatstrings(buf, []string{a0, a1, a2, a3})\n", "\treturn kprofConcatstrings(sys.GetCallerPC(), buf, []string{a0, a1, a2, a3})\n"},
+		{"\treturn concatstrings(buf, []string{a0, a1, a2, a3, a4})\n", "\treturn kprofConcatstrings(sys.GetCallerPC(), buf, []string{a0, a1, a2, a3, a4})\n"},
+		{"func concatbytes(buf *tmpBuf, a []string) []byte {\n", "func concatbytes(buf *tmpBuf, a []string) []byte { return kprofConcatbytes(sys.GetCallerPC(), buf, a) }; func kprofConcatbytes(pc uintptr, buf *tmpBuf, a []string) []byte {\n"},
+		{"\t\tb = rawbyteslice(l)\n", "\t\tb = rawbyteslice(l); kprofBytes(pc, uintptr(l))\n"},
+		{"\treturn concatbytes(buf, []string{a0, a1})\n", "\treturn kprofConcatbytes(sys.GetCallerPC(), buf, []string{a0, a1})\n"},
+		{"\treturn concatbytes(buf, []string{a0, a1, a2})\n", "\treturn kprofConcatbytes(sys.GetCallerPC(), buf, []string{a0, a1, a2})\n"},
+		{"\treturn concatbytes(buf, []string{a0, a1, a2, a3})\n", "\treturn kprofConcatbytes(sys.GetCallerPC(), buf, []string{a0, a1, a2, a3})\n"},
+		{"\treturn concatbytes(buf, []string{a0, a1, a2, a3, a4})\n", "\treturn kprofConcatbytes(sys.GetCallerPC(), buf, []string{a0, a1, a2, a3, a4})\n"},
+		{"\t\tp = mallocgc(uintptr(n), nil, false)\n", "\t\tp = mallocgc(uintptr(n), nil, false); kprofBytes(sys.GetCallerPC(), uintptr(n))\n"},
+		{"\t\tb = rawbyteslice(len(s))\n", "\t\tb = rawbyteslice(len(s)); kprofBytes(sys.GetCallerPC(), uintptr(len(s)))\n"},
+		{"\t\ta = rawruneslice(n)\n", "\t\ta = rawruneslice(n); kprofBytes(sys.GetCallerPC(), uintptr(n)*4)\n"},
+		{"\ts, b := rawstringtmp(buf, size1+3)\n", "\ts, b := rawstringtmp(buf, size1+3); if buf == nil || size1+3 > len(buf) { kprofBytes(sys.GetCallerPC(), uintptr(size1+3)) }\n"},
 	},
 	"panic.go": {
 		{"\tpreprintpanics(&p)\n\n\tfatalpanic(&p)", "\tpreprintpanics(&p); kprofPanicExit()\n\n\tfatalpanic(&p)"},

@@ -36,7 +36,10 @@
 // kernels' hit the L1 cache: a chain of dependent loads, as in a walk
 // over a linked structure, takes ten times what they give); and the time
 // of code kprof does not count (the runtime) behind call.uncounted varies
-// with what it does. A table fits the kernels far better than it predicts
+// with what it does. The bytes the runtime charges for the concatenation
+// and conversion kernels' results (cost, "Run-time charges"; about 12
+// bytes, a tenth of their time) are not in their counts: string.concat
+// and convert.string weigh them too. A table fits the kernels far better than it predicts
 // programs: check it against CPU profiles (bench/costval).
 package calibrate
 

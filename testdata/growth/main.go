@@ -1,10 +1,16 @@
 // Command growth appends to slices that grow and prints how often they
 // grew and the bytes of their new capacities: kprof's cost metric charges
 // each growth append.grow plus append.byte per byte of the new capacity
-// to the function that appends (TestCostGrowth).
+// to the function that appends (TestCostGrowth). It also makes slices,
+// concatenates strings and converts strings and slices on the heap, with
+// sizes known at run time, and prints the bytes of each function's: the
+// runtime charges append.byte per byte of those.
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // grown holds the new capacity of each growth, in bytes: an array, so
 // that recording one grows nothing.
@@ -69,11 +75,67 @@ func noGrowth(n int) []byte {
 	return b
 }
 
+// Kept here, so that they escape to the heap.
+var (
+	keepInt32s []int32
+	keepString string
+	keepBytes  []byte
+	keepRunes  []rune
+)
+
+// makes makes slices of n sizes, and returns their bytes.
+//
+//go:noinline
+func makes(n int) int {
+	bytes := 0
+	for i := 1; i <= n; i++ {
+		keepInt32s = make([]int32, i, 2*i)
+		bytes += 2 * i * 4
+	}
+	return bytes
+}
+
+// concats concatenates strings of n lengths (longer than the 32-byte
+// buffer the compiler gives a result that does not escape), and returns
+// the bytes of the results.
+//
+//go:noinline
+func concats(n int, a string) int {
+	bytes := 0
+	for i := 0; i < n; i++ {
+		b := a[:1+i%(len(a)-1)] // (a + "" is a: nothing allocated)
+		keepString = a + b
+		bytes += len(a) + len(b)
+		keepString = b + "|" + a + b
+		bytes += 1 + len(a) + 2*len(b)
+	}
+	return bytes
+}
+
+// converts converts between strings and byte and rune slices, of n
+// lengths from 2 bytes (a string of one byte is static), and returns the
+// bytes of the results.
+//
+//go:noinline
+func converts(n int, a string) int {
+	bytes := 0
+	for i := 0; i < n; i++ {
+		s := a[:2+i%(len(a)-2)]
+		keepBytes = []byte(s)
+		keepString = string(keepBytes)
+		keepRunes = []rune(s)
+		keepString = string(keepRunes)
+		bytes += 2*len(s) + 4*len(s) + len(s) + 3
+	}
+	return bytes
+}
+
 func main() {
 	total := len(ints(3000)) + len(points(700)) + len(noGrowth(5000))
 	bytes := 0
 	for _, b := range grown[:ngrown] {
 		bytes += b
 	}
-	fmt.Println(total, ngrown, bytes)
+	a := strings.Repeat("abcdefgh", 10)
+	fmt.Println(total, ngrown, bytes, makes(300), concats(500, a), converts(400, a))
 }

@@ -368,49 +368,68 @@ func kprofGoexit() {
 	}
 }
 
-// The cost metric charges a slice's growth where append grows it: what it
-// weighs depends on the capacity, known only here (kprof build -metric
-// cost; package cost, "append.grow"). Charged only for appends of code
-// outside the runtime (the runtime's own, on the goroutines that call it,
-// depend on scheduling: the timers of a P), to the goroutine that
-// appends, so the program's counts stay deterministic.
+// The cost metric charges the allocations whose size only the runtime
+// knows where it makes them (kprof build -metric cost; package cost,
+// "Run-time charges"): append's growth, by the new capacity (kprofGrow),
+// and the bytes of make([]T, n), of string concatenations and of
+// conversions between strings and byte or rune slices, where they go to
+// the heap (kprofBytes). Charged only for code outside the runtime (the
+// runtime's own, on the goroutines that call it, depend on scheduling:
+// the timers of a P) and package counter (its stack buffer's growth), to
+// the goroutine that allocates, so the program's counts stay
+// deterministic.
 var (
 	kprofGrowObj  int64 // ps per growth; 0 with kprofGrowByte: not charged
-	kprofGrowByte int64 // ps per byte of the new capacity
+	kprofGrowByte int64 // ps per byte of a growth's new capacity, or of an allocation
 )
 
-// KprofSetGrowth sets what a slice's growth weighs (package counter, in
-// cost builds, before any instrumented code runs).
+// KprofSetGrowth sets what a slice's growth and the bytes of the
+// allocations the runtime sizes weigh (package counter, in cost builds,
+// before any instrumented code runs).
 func KprofSetGrowth(obj, perByte int64) { kprofGrowObj, kprofGrowByte = obj, perByte }
 
-// kprofGrowCallers caches whether a caller of growslice is outside the
-// runtime: pc<<1 | outside, one word per entry, so that racing writers
-// leave an entry whole (a text address has its top bit clear on every
-// platform Go runs on).
+// kprofGrowCallers caches whether a caller of an allocation is outside
+// the runtime: pc<<1 | outside, one word per entry, so that racing
+// writers leave an entry whole (a text address has its top bit clear on
+// every platform Go runs on).
 var kprofGrowCallers [256]uintptr
 
 // kprofGrow charges the running goroutine a growth to capacity c of
 // elements of et, made for the code at return address pc.
 func kprofGrow(pc uintptr, c int, et *_type) {
-	if kprofGrowObj == 0 && kprofGrowByte == 0 {
-		return
+	if kprofGrowObj != 0 || kprofGrowByte != 0 {
+		kprofCharge(pc, kprofGrowObj+int64(uintptr(c)*et.Size_)*kprofGrowByte)
 	}
+}
+
+// kprofBytes charges the running goroutine n bytes allocated on the heap
+// for the code at return address pc.
+func kprofBytes(pc, n uintptr) {
+	if kprofGrowByte != 0 && n != 0 {
+		kprofCharge(pc, int64(n)*kprofGrowByte)
+	}
+}
+
+// kprofCharge charges the running goroutine w for the code at return
+// address pc, if that code is counted.
+func kprofCharge(pc uintptr, w int64) {
 	gp := getg()
 	if gp.m == nil || gp != gp.m.curg || gp.kprof.InAgent || !gp.kprof.Known || !kprofOutsideRuntime(pc) {
 		return
 	}
-	gp.kprof.Count -= kprofGrowObj + int64(uintptr(c)*et.Size_)*kprofGrowByte
+	gp.kprof.Count -= w
 }
 
-// kprofOutsideRuntime reports whether the function at pc is not the
-// runtime's.
+// kprofOutsideRuntime reports whether the function at pc is neither the
+// runtime's nor package counter's.
 func kprofOutsideRuntime(pc uintptr) bool {
 	e := &kprofGrowCallers[(pc>>2)%uintptr(len(kprofGrowCallers))]
 	if w := atomic.Loaduintptr(e); w>>1 == pc && w != 0 {
 		return w&1 != 0
 	}
 	f := findfunc(pc)
-	out := f.valid() && !stringslite.HasPrefix(funcname(f), "runtime.")
+	name := funcname(f)
+	out := f.valid() && !stringslite.HasPrefix(name, "runtime.") && !stringslite.HasPrefix(name, "github.com/kprof/kprof/counter.")
 	w := pc << 1
 	if out {
 		w |= 1
