@@ -254,6 +254,20 @@ func (t *Table) Growth() (obj, perByte int64) {
 	return t.Weights[GrowClass], t.Weights[GrowByteClass]
 }
 
+// Missing returns the classes t gives no weight, in the order of Classes
+// (they weigh "other"), and the growth classes it leaves out (nothing
+// charged): a table written by an older kprof lacks the classes added
+// since.
+func (t *Table) Missing() []string {
+	var miss []string
+	for _, c := range append(Classes[:len(Classes):len(Classes)], GrowClass, GrowByteClass) {
+		if _, ok := t.Weights[c]; !ok && c != "other" {
+			miss = append(miss, c)
+		}
+	}
+	return miss
+}
+
 // Class returns the weight of class c.
 func (t *Table) Class(c string) int64 {
 	if w, ok := t.Weights[c]; ok {

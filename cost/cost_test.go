@@ -47,6 +47,28 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestMissing checks that Missing names the classes a table leaves out,
+// growth ones included, and none of the shipped table's.
+func TestMissing(t *testing.T) {
+	if miss := Default().Missing(); len(miss) != 0 {
+		t.Errorf("the shipped table misses %v", miss)
+	}
+	full := Default().Format()
+	var lines []string
+	for _, l := range strings.Split(string(full), "\n") {
+		if !strings.HasPrefix(l, "call.inline ") && !strings.HasPrefix(l, GrowByteClass+" ") {
+			lines = append(lines, l)
+		}
+	}
+	tb, err := Parse([]byte(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(tb.Missing(), " "), "call.inline "+GrowByteClass; got != want {
+		t.Errorf("Missing() = %q, want %q", got, want)
+	}
+}
+
 // TestIdent checks that a table's ident depends on its name and weights,
 // not on comments or order, and that Format round-trips.
 func TestIdent(t *testing.T) {

@@ -201,6 +201,10 @@ func (kf *kprofFlags) setMetric() error {
 	if err != nil {
 		return fmt.Errorf("-costtable %s: %v", kf.table, err)
 	}
+	if miss := t.Missing(); len(miss) > 0 {
+		fmt.Fprintf(os.Stderr, "kprof: warning: -costtable %s has no weight for %s: they weigh what \"other\" does (%d ps), and a growth class left out charges nothing; kprof calibrate writes a complete table\n",
+			kf.table, strings.Join(miss, ", "), t.Class("other"))
+	}
 	kf.opts.Cost = t
 	return nil
 }
