@@ -86,7 +86,7 @@ func Classify(instr ssa.Instruction) (class string, bytes int64) { return classi
 // not nil (an allocation it keeps on the stack weighs alloc.local, a call
 // it inlines call.inline), and the packages the build does not count, if
 // uncounted is not nil (Table.WithUncounted).
-func classify(instr ssa.Instruction, esc *Escapes, uncounted func(string) bool) (class string, bytes int64) {
+func classify(instr ssa.Instruction, esc *Escapes, uncounted *uncountedCode) (class string, bytes int64) {
 	if esc != nil && onStack(instr, esc) || appendsValues(instr) {
 		return "alloc.local", 0
 	}
@@ -162,6 +162,9 @@ func classify(instr ssa.Instruction, esc *Escapes, uncounted func(string) bool) 
 		return "extract", 0
 	case *ssa.Call:
 		if esc != nil && esc.inlinedCall(in) {
+			if uncounted != nil && uncountedCall(&in.Call, uncounted) && callsBodiless(in.Call.StaticCallee(), uncounted.goroot) {
+				return "call.uncounted", 0 // a wrapper of uncounted code
+			}
 			return "call.inline", 0
 		}
 		if uncounted != nil && uncountedCall(&in.Call, uncounted) {
@@ -517,7 +520,7 @@ func sizeof(t types.Type) (n int64) {
 
 // uncountedCall reports whether c statically calls a function of a
 // package the build does not count.
-func uncountedCall(c *ssa.CallCommon, uncounted func(string) bool) bool {
+func uncountedCall(c *ssa.CallCommon, uncounted *uncountedCode) bool {
 	fn := c.StaticCallee()
 	if fn == nil || c.IsInvoke() {
 		return false
@@ -530,7 +533,7 @@ func uncountedCall(c *ssa.CallCommon, uncounted func(string) bool) bool {
 		return false // (a wrapper or a function literal: counted code)
 	}
 	path := obj.Pkg().Path()
-	return uncounted(path) && !intrinsicPackages[path]
+	return uncounted.pkg(path) && !intrinsicPackages[path]
 }
 
 // intrinsicPackages are packages whose functions the gc compiler replaces

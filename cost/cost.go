@@ -111,19 +111,29 @@ type Table struct {
 	Scale   int64            // ps of an average instruction
 	Weights map[string]int64 // by class; absent classes weigh Weights["other"]
 	esc     *Escapes         // the package's, if known (WithEscapes)
-	// uncounted reports whether the build leaves a package's code
-	// uncounted (WithUncounted).
-	uncounted func(pkgPath string) bool
+	// uncounted is the code the build does not count (WithUncounted).
+	uncounted *uncountedCode
+}
+
+// uncountedCode is the code a build does not count: pkg reports whether
+// it leaves a package's code uncounted; goroot is the GOROOT of its
+// toolchain, where the source of those packages is.
+type uncountedCode struct {
+	pkg    func(pkgPath string) bool
+	goroot string
 }
 
 // WithUncounted returns t for a build that does not count the code of the
 // packages for which uncounted reports true (the runtime and the packages
-// it depends on, always): a static call of one of their functions weighs
-// call.uncounted, the time of the code it runs, which nothing else
-// charges.
-func (t *Table) WithUncounted(uncounted func(pkgPath string) bool) *Table {
+// it depends on, always), with the toolchain in goroot: a static call of
+// one of their functions weighs call.uncounted, the time of the code it
+// runs, which nothing else charges; so does one the compiler inlines of a
+// function that wraps a function without a body (assembly), which is
+// read from their source (in goroot, for the standard library's
+// packages; "" leaves those wrappers call.inline).
+func (t *Table) WithUncounted(uncounted func(pkgPath string) bool, goroot string) *Table {
 	u := *t
-	u.uncounted = uncounted
+	u.uncounted = &uncountedCode{uncounted, goroot}
 	return &u
 }
 

@@ -188,7 +188,7 @@ func buildSrc(t *testing.T, name, src string) (*ssa.Package, *token.FileSet, *as
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.ForCompiler(fset, "gc", nil)}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.BuilderMode(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func f(a, b string, g func(string) int) int {
 `
 	pkg, _, _ := buildSrc(t, "p.go", src)
 	// (math/bits' functions are the compiler's intrinsics.)
-	tb := Default().WithUncounted(func(path string) bool { return path == "strings" || path == "math/bits" })
+	tb := Default().WithUncounted(func(path string) bool { return path == "strings" || path == "math/bits" }, "")
 	var got []string
 	for _, b := range pkg.Func("f").Blocks {
 		for _, instr := range b.Instrs {

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,4 +225,47 @@ func Use(t *T, f func(int) int) int {
 			t.Errorf("%s:\n got %s\nwant %s", name, g, w)
 		}
 	}
+}
+
+// TestUncountedWrappers checks that a call the compiler inlines of a
+// package the build does not count weighs call.uncounted where the callee
+// wraps code without a body (strings.Compare: bytealg.CompareString, the
+// runtime's assembly), and call.inline where it does not
+// (strings.HasPrefix).
+func TestUncountedWrappers(t *testing.T) {
+	const src = `package p
+
+import "strings"
+
+func F(a, b string) int {
+	if strings.HasPrefix(a, b) {
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+`
+	pkg, _, esc := buildCompiled(t, src)
+	tb := Default().WithEscapes(esc).WithUncounted(func(path string) bool { return path == "strings" }, goroot(t))
+	var got []string
+	for _, b := range pkg.Func("F").Blocks {
+		for _, instr := range b.Instrs {
+			if call, ok := instr.(*ssa.Call); ok {
+				c, _ := classify(call, tb.esc, tb.uncounted)
+				got = append(got, call.Call.Value.Name()+" "+c)
+			}
+		}
+	}
+	if g, w := strings.Join(got, ", "), "HasPrefix call.inline, Compare call.uncounted"; g != w {
+		t.Errorf("got %s, want %s", g, w)
+	}
+}
+
+// goroot returns the GOROOT of the go command on PATH.
+func goroot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -43,6 +43,7 @@ type Config struct {
 	Options   rewrite.Options
 	ToolID    string            // appended to the tools' -V=full answers
 	GoVersion string            // toolchain version, for messages
+	GOROOT    string            // the toolchain's GOROOT (the standard library's source)
 	Exports   map[string]string // kprof's own packages (and their deps): import path → export data
 	Agent     string            // import path of the agent linked into main packages
 	Skip      map[string]bool   // import paths never instrumented
@@ -461,7 +462,7 @@ func instrumentFiles(cfg *Config, pkgPath string, compile, files []string, impor
 	opts.CheckPlans = os.Getenv(CheckPlansEnv) == "1"
 	if opts.Cost != nil {
 		// Calls of code kprof does not count weigh its time.
-		opts.Cost = opts.Cost.WithUncounted(func(path string) bool { return !cfg.Instrumented(path) })
+		opts.Cost = opts.Cost.WithUncounted(func(path string) bool { return !cfg.Instrumented(path) }, cfg.GOROOT)
 	}
 	out, err := rewrite.Package(in, opts)
 	if err != nil {

@@ -256,6 +256,7 @@ func runGo(verb string, args []string) error {
 		Options:   kf.opts,
 		ToolID:    id,
 		GoVersion: goVersion,
+		GOROOT:    goroot,
 		Exports:   map[string]string{},
 		Agent:     kf.agent,
 		Only:      kf.pkgs,
