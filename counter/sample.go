@@ -179,6 +179,17 @@ type header struct {
 	// function that calls a leaf sees the two alternate.)
 	last, lastLeaf     *Func
 	lastAt, lastLeafAt int
+	// The other small leaves of a batch (SED): nx of them, each called
+	// from the batch's stack (at depth at), with xcalls calls and xn
+	// instructions of its own since the agent's last sample, xmsamp of
+	// the calls after instructions of the caller (whose instructions,
+	// base, are the batch's). They are handed over after leaf's. (xleaf
+	// holds *Func: no write barrier.)
+	nx     int
+	xleaf  [batchLeaves]uintptr
+	xcalls [batchLeaves]int64
+	xn     [batchLeaves]int64
+	xmsamp [batchLeaves]int64
 	// A run of a recursion (an agent that takes runs, RunBatcher;
 	// Dirty is keptEntries or keptReturns): rent entries kept, each
 	// called from the callee of the one before, at depths rat, rat+1,
@@ -211,6 +222,28 @@ const (
 	keptEntries = -2 // state.Dirty while a run of entries is kept
 	keptReturns = -3 // and while a run of returns is
 )
+
+// batchLeaves is the most small leaves a batch keeps besides its first:
+// a loop over a heap or a sort calls Less, Swap and Len.
+const batchLeaves = 3
+
+// moreLeaf returns the index of f among the batch's other leaves, adding
+// it if there is room, or -1.
+func moreLeaf(h *header, f *Func) int {
+	u := uintptr(unsafe.Pointer(f))
+	for i := 0; i < h.nx; i++ {
+		if h.xleaf[i] == u {
+			return i
+		}
+	}
+	if h.nx == batchLeaves {
+		return -1
+	}
+	i := h.nx
+	h.nx++
+	h.xleaf[i], h.xcalls[i], h.xn[i], h.xmsamp[i] = u, 0, 0, 0
+	return i
+}
 
 // hdrSize is the size of a header in stack entries.
 const hdrSize = unsafe.Sizeof(header{}) / unsafe.Sizeof(uintptr(0))
@@ -440,6 +473,20 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 				h.base = p
 				return
 			}
+			// Another small leaf called from the batch's context
+			// joins it (a loop that compares and swaps).
+			if h.leaf != nil && h.at == d && h.entry == nil {
+				if i := moreLeaf(h, self); i >= 0 {
+					p := -s.Count
+					if p-n > h.base {
+						h.xmsamp[i]++
+					}
+					h.xcalls[i]++
+					h.xn[i] += n
+					h.base = p
+					return
+				}
+			}
 			// A call from the function whose entry waits, which
 			// pushed itself at eat (at granularity 0 nothing else
 			// pushes there without a sample): kept with it (iat; 0
@@ -501,7 +548,7 @@ func startBatch(s *state, f *Func, d int) {
 	}
 	h := hdr(s)
 	h.leaf, h.at = f, d
-	h.calls, h.n, h.base, h.msamp = 0, 0, 0, 0
+	h.calls, h.n, h.base, h.msamp, h.nx = 0, 0, 0, 0, 0
 	s.Dirty = -1
 }
 
@@ -763,9 +810,9 @@ func settleRun(s *state, h *header) {
 // settleBatch hands the header's batch to the agent and returns the
 // pending instructions that were the batch's.
 func settleBatch(s *state, h *header) int64 {
-	at, leaf := h.at, h.leaf
-	h.leaf = nil
-	if h.calls == 0 {
+	at, leaf, nx := h.at, h.leaf, h.nx
+	h.leaf, h.nx = nil, 0
+	if h.calls == 0 && nx == 0 {
 		return 0
 	}
 	// (Clamped: should the exit's FlushOthers have claimed the
@@ -773,16 +820,30 @@ func settleBatch(s *state, h *header) int64 {
 	// and its instructions went to the goroutine's last context.)
 	b := min(h.base, s.Gran-s.Count)
 	n := min(h.n, b)
-	in := min(h.bin, b-n) // (the inner leaf's calls, and the function's part before them)
-	im := min(h.bim, b-n-in)
-	count := s.Count // (instrumented code the agent runs moves it)
+	leaves := n
+	for i := range nx {
+		h.xn[i] = min(h.xn[i], b-leaves)
+		leaves += h.xn[i]
+	}
+	in := min(h.bin, b-leaves) // (the inner leaf's calls, and the function's part before them)
+	im := min(h.bim, b-leaves-in)
+	m := b - leaves - in - im // the caller's: handed with the first leaf's calls
+	count := s.Count          // (instrumented code the agent runs moves it)
 	enterAgent(s)
-	s.Stack[at] = uintptr(unsafe.Pointer(leaf))
 	depth := s.Depth
 	s.Depth = at + 1
-	leafBatcher.SampleLeaves(stackOf(s, at+1), at, b-n-in-im, h.msamp, h.calls, n)
-	if h.bicalls > 0 {
-		handInner(s, h, at, im, h.bimsamp, h.bicalls, in)
+	if h.calls > 0 {
+		s.Stack[at] = uintptr(unsafe.Pointer(leaf))
+		leafBatcher.SampleLeaves(stackOf(s, at+1), at, m, h.msamp, h.calls, n)
+		m = 0
+		if h.bicalls > 0 {
+			handInner(s, h, at, im, h.bimsamp, h.bicalls, in)
+		}
+	}
+	for i := range nx {
+		s.Stack[at] = h.xleaf[i]
+		leafBatcher.SampleLeaves(stackOf(s, at+1), at, m, h.xmsamp[i], h.xcalls[i], h.xn[i])
+		m = 0
 	}
 	s.Depth = depth
 	h.calls = 0
