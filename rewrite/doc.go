@@ -258,13 +258,11 @@
 // sync.Pool keeps items per goroutine instead of per P, dropping them when
 // the goroutine exits and ageing them only at a runtime.GC the program
 // asks for (poolFile); a goroutine starts with a clear FIPS service
-// indicator (the runtime leaves a reused g's); and the runtime starts
-// as GODEBUG=cpu.all=off would have it, so that code choosing its path by
-// the CPU's optional features (crypto's assembly, math.FMA, bytealg.MaxLen
-// in strings.Index) chooses as on a baseline CPU of the build's level on
-// every machine. None of this changes what a program may observe:
+// indicator (the runtime leaves a reused g's). None of this changes what a program may observe:
 // the Go specification and the package documentation promise no order, no
 // seed and no Pool hit. What stays nondeterministic: goroutines that race
 // for shared work (who fills a cache, wins a channel or a CompareAndSwap),
-// heap addresses when several Ps allocate, time, I/O and the environment.
+// heap addresses when several Ps allocate, time, I/O and the environment,
+// and the code paths chosen by the CPU's optional features (crypto's
+// assembly or Go code: GODEBUG=cpu.all=off makes them a baseline CPU's).
 package rewrite

@@ -102,13 +102,6 @@ var runtimeEdits = map[string][]Edit{
 		// which crypto code reads (RecordApproved sets it once): whether
 		// a goroutine gets a fresh or a used g depends on the P.
 		{"\tnewg.startpc = fn.fn\n", "\tnewg.startpc = fn.fn; newg.kprof.Rand = kprofSeed(callergp, newg); if kprofDet { newg.fipsIndicator = 0 }\n"},
-		// Code paths chosen by the CPU's optional features (crypto's
-		// assembly or Go code, math.FMA's instruction or function, the
-		// algorithms strings.Index picks by bytealg.MaxLen) are those
-		// of a baseline CPU of the build's GOAMD64 (GOARM64, …) level on
-		// every machine: GODEBUG cpu.all=off first, a setting of the
-		// user's after it still counts.
-		{"func cpuinit(env string) {\n\tcpu.Initialize(env)\n", "func cpuinit(env string) {\n\tif kprofDet { env = \"cpu.all=off,\" + env }; cpu.Initialize(env)\n"},
 	},
 	"rand.go": {
 		{"\tglobalRand.state.Init(*seed)\n", "\tif kprofDet { for i := range seed { seed[i] = byte(i) ^ 0x6b } }; globalRand.state.Init(*seed)\n"},
