@@ -108,24 +108,12 @@ func TestCostGrowth(t *testing.T) {
 	on := kprofBuild(t, kprofBin, dir, "-metric", "cost")
 	off := kprofBuild(t, kprofBin, dir, "-metric", "cost", "-costtable", offFile)
 	flat := func(bin string) (map[string]int64, []byte, string) {
-		out := filepath.Join(t.TempDir(), "p.kprof")
-		o, err := runCmd("", []string{"KPROF_MODE=exact", "KPROF_OUT=" + out}, bin)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", bin, err, o)
-		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := profile.ParseFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, data, out := runProfileRaw(t, bin, "exact", nil)
 		m := map[string]int64{}
 		for _, s := range p.Flat() {
 			m[s.Func.Name] += s.Self
 		}
-		return m, data, o
+		return m, data, out
 	}
 	a, data1, out := flat(on)
 	_, data2, _ := flat(on)
@@ -281,5 +269,34 @@ func TestCostGate(t *testing.T) {
 	}
 	if out, err := runCmd("", nil, kprofBin, "gate", filepath.Join(tmp, "instr-old.txt"), filepath.Join(tmp, "instr-new.txt")); err != nil {
 		t.Errorf("kprof gate on instructions/op: %v, want a pass\n%s", err, out)
+	}
+}
+
+// TestCostTableMissing checks that kprof build builds with a table that
+// leaves classes out (one written by an older kprof) and names them in a
+// warning.
+func TestCostTableMissing(t *testing.T) {
+	kprofBin := buildKprof(t)
+	var lines []string
+	for _, l := range strings.Split(string(cost.Default().Format()), "\n") {
+		if !strings.HasPrefix(l, "call.inline ") && !strings.HasPrefix(l, "return.inline ") {
+			lines = append(lines, l)
+		}
+	}
+	old := filepath.Join(t.TempDir(), "old.costtable")
+	if err := os.WriteFile(old, []byte(strings.Join(lines, "\n")), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "fig4")
+	out, err := runCmd("../../testdata/progs/fig4", nil, kprofBin, "build", "-metric", "cost", "-costtable", old, "-o", bin, ".")
+	if err != nil {
+		t.Fatalf("kprof build: %v\n%s", err, out)
+	}
+	want := "kprof: warning: -costtable " + old + " has no weight for call.inline, return.inline: they weigh what \"other\" does"
+	if !strings.Contains(out, want) {
+		t.Errorf("kprof build printed\n%s\nwant a line starting %q", out, want)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Error(err)
 	}
 }

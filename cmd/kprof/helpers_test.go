@@ -84,16 +84,27 @@ func runProfile(t testing.TB, bin, mode string, env ...string) *profile.Profile 
 // runProfileArgs is runProfile with command-line arguments.
 func runProfileArgs(t testing.TB, bin, mode string, args []string, env ...string) *profile.Profile {
 	t.Helper()
+	p, _, _ := runProfileRaw(t, bin, mode, args, env...)
+	return p
+}
+
+// runProfileRaw is runProfileArgs that also returns the profile file's
+// bytes and what the program printed.
+func runProfileRaw(t testing.TB, bin, mode string, args []string, env ...string) (p *profile.Profile, data []byte, output string) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "p.kprof")
 	// KPROF_VERIFY_PATHS: the agent checks the stack entries the counter
 	// reports unchanged since the previous sample (exact mode trusts them).
 	env = append(env, "KPROF_MODE="+mode, "KPROF_OUT="+out, "KPROF_VERIFY_PATHS=1")
-	if o, err := runCmd("", env, bin, args...); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, o)
-	}
-	p, err := profile.ParseFile(out)
+	output, err := runCmd("", env, bin, args...)
 	if err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, output)
+	}
+	if data, err = os.ReadFile(out); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	if p, err = profile.Parse(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	return p, data, output
 }
