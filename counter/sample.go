@@ -182,14 +182,18 @@ type header struct {
 	// The other small leaves of a batch (SED): nx of them, each called
 	// from the batch's stack (at depth at), with xcalls calls and xn
 	// instructions of its own since the agent's last sample, xmsamp of
-	// the calls after instructions of the caller (whose instructions,
-	// base, are the batch's). They are handed over after leaf's. (xleaf
-	// holds *Func: no write barrier.)
+	// the calls after instructions of the caller, xm of them in all
+	// (leaf's part of the caller's, in base, is the rest). They are
+	// handed over before leaf's, whose entry at depth at the last
+	// sample must show: a function whose calls the batch keeps
+	// (returned) may be on the stack there. (xleaf holds *Func: no
+	// write barrier.)
 	nx     int
 	xleaf  [batchLeaves]uintptr
 	xcalls [batchLeaves]int64
 	xn     [batchLeaves]int64
 	xmsamp [batchLeaves]int64
+	xm     [batchLeaves]int64
 	// A run of a recursion (an agent that takes runs, RunBatcher;
 	// Dirty is keptEntries or keptReturns): rent entries kept, each
 	// called from the callee of the one before, at depths rat, rat+1,
@@ -241,7 +245,7 @@ func moreLeaf(h *header, f *Func) int {
 	}
 	i := h.nx
 	h.nx++
-	h.xleaf[i], h.xcalls[i], h.xn[i], h.xmsamp[i] = u, 0, 0, 0
+	h.xleaf[i], h.xcalls[i], h.xn[i], h.xmsamp[i], h.xm[i] = u, 0, 0, 0, 0
 	return i
 }
 
@@ -478,8 +482,9 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 			if h.leaf != nil && h.at == d && h.entry == nil {
 				if i := moreLeaf(h, self); i >= 0 {
 					p := -s.Count
-					if p-n > h.base {
+					if m := p - n - h.base; m > 0 {
 						h.xmsamp[i]++
+						h.xm[i] += m
 					}
 					h.xcalls[i]++
 					h.xn[i] += n
@@ -817,33 +822,46 @@ func settleBatch(s *state, h *header) int64 {
 	}
 	// (Clamped: should the exit's FlushOthers have claimed the
 	// goroutine's pending instructions since, the batch's calls count
-	// and its instructions went to the goroutine's last context.)
+	// and its instructions went to the goroutine's last context. The
+	// leaves' own first, then the inner leaf's, then the caller's.)
 	b := min(h.base, s.Gran-s.Count)
-	n := min(h.n, b)
-	leaves := n
-	for i := range nx {
-		h.xn[i] = min(h.xn[i], b-leaves)
-		leaves += h.xn[i]
+	left := b
+	take := func(x int64) int64 {
+		x = min(x, left)
+		left -= x
+		return x
 	}
-	in := min(h.bin, b-leaves) // (the inner leaf's calls, and the function's part before them)
-	im := min(h.bim, b-leaves-in)
-	m := b - leaves - in - im // the caller's: handed with the first leaf's calls
-	count := s.Count          // (instrumented code the agent runs moves it)
+	n := take(h.n)
+	for i := range nx {
+		h.xn[i] = take(h.xn[i])
+	}
+	in := take(h.bin) // (the inner leaf's calls, and the function's part before them)
+	im := take(h.bim)
+	for i := range nx {
+		h.xm[i] = take(h.xm[i])
+	}
+	m := left        // the caller's before leaf's calls
+	count := s.Count // (instrumented code the agent runs moves it)
 	enterAgent(s)
 	depth := s.Depth
 	s.Depth = at + 1
+	for i := range nx {
+		if h.xm[i] == 0 {
+			h.xmsamp[i] = 0 // (clamped)
+		}
+		s.Stack[at] = h.xleaf[i]
+		leafBatcher.SampleLeaves(stackOf(s, at+1), at, h.xm[i], h.xmsamp[i], h.xcalls[i], h.xn[i])
+	}
+	s.Stack[at] = uintptr(unsafe.Pointer(leaf))
 	if h.calls > 0 {
-		s.Stack[at] = uintptr(unsafe.Pointer(leaf))
-		leafBatcher.SampleLeaves(stackOf(s, at+1), at, m, h.msamp, h.calls, n)
-		m = 0
+		msamp := h.msamp
+		if m == 0 {
+			msamp = 0 // (clamped)
+		}
+		leafBatcher.SampleLeaves(stackOf(s, at+1), at, m, msamp, h.calls, n)
 		if h.bicalls > 0 {
 			handInner(s, h, at, im, h.bimsamp, h.bicalls, in)
 		}
-	}
-	for i := range nx {
-		s.Stack[at] = h.xleaf[i]
-		leafBatcher.SampleLeaves(stackOf(s, at+1), at, m, h.xmsamp[i], h.xcalls[i], h.xn[i])
-		m = 0
 	}
 	s.Depth = depth
 	h.calls = 0
