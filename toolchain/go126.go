@@ -123,6 +123,14 @@ var runtimeEdits = map[string][]Edit{
 		{"\treturn mallocgc(mem, et, true)\n", "\tkprofBytes(sys.GetCallerPC(), mem); return mallocgc(mem, et, true)\n"},
 		{"\treturn makeslice(et, len, cap)\n", "\tp := makeslice(et, len, cap); kprofBytes(sys.GetCallerPC(), uintptr(cap)*et.Size_); return p\n"},
 		{"\tmemmove(to, from, copymem)\n\n\treturn to\n", "\tmemmove(to, from, copymem); kprofBytes(sys.GetCallerPC(), tomem)\n\n\treturn to\n"},
+		// strings.Builder's and bytes' growth (internal/bytealg.MakeNoZero).
+		{"\treturn unsafe.Slice((*byte)(mallocgc(cap, nil, false)), cap)[:len]\n", "\tkprofBytes(sys.GetCallerPC(), cap); return unsafe.Slice((*byte)(mallocgc(cap, nil, false)), cap)[:len]\n"},
+		// A slice appended in a stack buffer that moves to the heap as
+		// it escapes: a growth.
+		{"\tnew := mallocgc(capmem, et, true)\n", "\tkprofGrowBytes(sys.GetCallerPC(), capmem); new := mallocgc(capmem, et, true)\n"},
+		{"\tnew := mallocgc(capmem, nil, false)\n\tmemmove(new, old, capmem)\n", "\tkprofGrowBytes(sys.GetCallerPC(), capmem); new := mallocgc(capmem, nil, false)\n\tmemmove(new, old, capmem)\n"},
+		{"\tnew := mallocgc(cap*et.Size_, et, true)\n", "\tkprofGrowBytes(sys.GetCallerPC(), cap*et.Size_); new := mallocgc(cap*et.Size_, et, true)\n"},
+		{"\tnew := mallocgc(capmem, nil, false)\n\tmemmove(new, old, lenmem)\n", "\tkprofGrowBytes(sys.GetCallerPC(), capmem); new := mallocgc(capmem, nil, false)\n\tmemmove(new, old, lenmem)\n"},
 		{"\treturn slice{p, newLen, newcap}\n}\n", "\tkprofGrow(sys.GetCallerPC(), newcap, et); return slice{p, newLen, newcap}\n}\n"},
 		{"\ts := growslice(oldPtr, newLen, oldCap, num, et)\n", "\ts := growslice(oldPtr, newLen, oldCap, num, et); if oldPtr != s.array { kprofGrow(sys.GetCallerPC(), s.cap, et) }\n"},
 		{"\t\treturn growslice(oldPtr, newLen, oldCap, num, et)\n", "\t\ts := growslice(oldPtr, newLen, oldCap, num, et); kprofGrow(sys.GetCallerPC(), s.cap, et); return s\n"},

@@ -121,8 +121,8 @@ func TestCostGrowth(t *testing.T) {
 	if string(data1) != string(data2) {
 		t.Errorf("two exact runs of the cost build differ")
 	}
-	var total, grows, bytes, makes, concats, converts int64
-	if _, err := fmt.Sscan(out, &total, &grows, &bytes, &makes, &concats, &converts); err != nil || grows == 0 {
+	var total, grows, bytes, makes, concats, converts, builds int64
+	if _, err := fmt.Sscan(out, &total, &grows, &bytes, &makes, &concats, &converts, &builds); err != nil || grows == 0 {
 		t.Fatalf("the program printed %q: %v", out, err)
 	}
 	extra := func(fn string) int64 { return a["main."+fn] - b["main."+fn] }
@@ -146,6 +146,18 @@ func TestCostGrowth(t *testing.T) {
 		if got, want := extra(c.fn), c.bytes*perByte; got != want {
 			t.Errorf("%s: run-time charges %d ps, want %d bytes × %d = %d", c.fn, got, c.bytes, perByte, want)
 		}
+	}
+	// strings.Builder's growth is strings' own allocation
+	// (bytealg.MakeNoZero), charged to strings' loop-free functions or,
+	// where no check follows in them, to their caller, builds.
+	var got int64
+	for fn := range a {
+		if fn == "main.builds" || strings.HasPrefix(fn, "strings.") {
+			got += a[fn] - b[fn]
+		}
+	}
+	if want := builds * perByte; got != want {
+		t.Errorf("builds and strings: run-time charges %d ps, want %d bytes × %d = %d", got, builds, perByte, want)
 	}
 }
 

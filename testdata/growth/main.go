@@ -130,12 +130,29 @@ func converts(n int, a string) int {
 	return bytes
 }
 
+// builds grows strings.Builders (strings' own code allocates, through
+// internal/bytealg.MakeNoZero), and returns the bytes of their
+// capacities.
+//
+//go:noinline
+func builds(n int) int {
+	bytes := 0
+	for i := 0; i < n; i++ {
+		var sb strings.Builder
+		sb.Grow(100 + i)
+		sb.WriteString("x")
+		keepString = sb.String()
+		bytes += sb.Cap()
+	}
+	return bytes
+}
+
 func main() {
 	total := len(ints(3000)) + len(points(700)) + len(noGrowth(5000))
 	bytes := 0
 	for _, b := range grown[:ngrown] {
 		bytes += b
 	}
-	a := strings.Repeat("abcdefgh", 10)
-	fmt.Println(total, ngrown, bytes, makes(300), concats(500, a), converts(400, a))
+	const a = "abcdefghabcdefghabcdefghabcdefghabcdefghabcdefghabcdefghabcdefghabcdefghabcdefgh" // (no allocation of main's)
+	fmt.Println(total, ngrown, bytes, makes(300), concats(500, a), converts(400, a), builds(300))
 }

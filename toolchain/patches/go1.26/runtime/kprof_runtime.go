@@ -370,14 +370,18 @@ func kprofGoexit() {
 
 // The cost metric charges the allocations whose size only the runtime
 // knows where it makes them (kprof build -metric cost; package cost,
-// "Run-time charges"): append's growth, by the new capacity (kprofGrow),
-// and the bytes of make([]T, n), of string concatenations and of
-// conversions between strings and byte or rune slices, where they go to
-// the heap (kprofBytes). Charged only for code outside the runtime (the
-// runtime's own, on the goroutines that call it, depend on scheduling:
-// the timers of a P) and package counter (its stack buffer's growth), to
-// the goroutine that allocates, so the program's counts stay
-// deterministic.
+// "Run-time charges"): append's growth, by the new capacity, and a slice
+// that moves from a stack buffer to the heap (kprofGrow, kprofGrowBytes);
+// and the bytes of make([]T, n), of internal/bytealg.MakeNoZero
+// (strings.Builder's growth), of string concatenations and of conversions
+// between strings and byte or rune slices, where they go to the heap
+// (kprofBytes). Charged to the goroutine that allocates, where the code
+// that allocates is neither package runtime's (its own allocations, on
+// the goroutines that call it, depend on scheduling: the timers of a P)
+// nor package counter's (its stack buffer's growth), so the program's
+// counts stay deterministic; the packages kprof does not count are
+// charged (internal/runtime/maps as a map grows, a package -pkgs leaves
+// out): their allocations go to the counted code that called them.
 var (
 	kprofGrowObj  int64 // ps per growth; 0 with kprofGrowByte: not charged
 	kprofGrowByte int64 // ps per byte of a growth's new capacity, or of an allocation
@@ -396,9 +400,14 @@ var kprofGrowCallers [256]uintptr
 
 // kprofGrow charges the running goroutine a growth to capacity c of
 // elements of et, made for the code at return address pc.
-func kprofGrow(pc uintptr, c int, et *_type) {
+func kprofGrow(pc uintptr, c int, et *_type) { kprofGrowBytes(pc, uintptr(c)*et.Size_) }
+
+// kprofGrowBytes charges the running goroutine a growth to n bytes (or a
+// move of a slice from a stack buffer to the heap), made for the code at
+// return address pc.
+func kprofGrowBytes(pc, n uintptr) {
 	if kprofGrowObj != 0 || kprofGrowByte != 0 {
-		kprofCharge(pc, kprofGrowObj+int64(uintptr(c)*et.Size_)*kprofGrowByte)
+		kprofCharge(pc, kprofGrowObj+int64(n)*kprofGrowByte)
 	}
 }
 
