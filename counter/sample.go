@@ -179,21 +179,6 @@ type header struct {
 	// function that calls a leaf sees the two alternate.)
 	last, lastLeaf     *Func
 	lastAt, lastLeafAt int
-	// The other small leaves of a batch (SED): nx of them, each called
-	// from the batch's stack (at depth at), with xcalls calls and xn
-	// instructions of its own since the agent's last sample, xmsamp of
-	// the calls after instructions of the caller, xm of them in all
-	// (leaf's part of the caller's, in base, is the rest). They are
-	// handed over before leaf's, whose entry at depth at the last
-	// sample must show: a function whose calls the batch keeps
-	// (returned) may be on the stack there. (xleaf holds *Func: no
-	// write barrier.)
-	nx     int
-	xleaf  [batchLeaves]uintptr
-	xcalls [batchLeaves]int64
-	xn     [batchLeaves]int64
-	xmsamp [batchLeaves]int64
-	xm     [batchLeaves]int64
 	// A run of a recursion (an agent that takes runs, RunBatcher;
 	// Dirty is keptEntries or keptReturns): rent entries kept, each
 	// called from the callee of the one before, at depths rat, rat+1,
@@ -226,28 +211,6 @@ const (
 	keptEntries = -2 // state.Dirty while a run of entries is kept
 	keptReturns = -3 // and while a run of returns is
 )
-
-// batchLeaves is the most small leaves a batch keeps besides its first:
-// a loop over a heap or a sort calls Less, Swap and Len.
-const batchLeaves = 3
-
-// moreLeaf returns the index of f among the batch's other leaves, adding
-// it if there is room, or -1.
-func moreLeaf(h *header, f *Func) int {
-	u := uintptr(unsafe.Pointer(f))
-	for i := 0; i < h.nx; i++ {
-		if h.xleaf[i] == u {
-			return i
-		}
-	}
-	if h.nx == batchLeaves {
-		return -1
-	}
-	i := h.nx
-	h.nx++
-	h.xleaf[i], h.xcalls[i], h.xn[i], h.xmsamp[i], h.xm[i] = u, 0, 0, 0, 0
-	return i
-}
 
 // hdrSize is the size of a header in stack entries.
 const hdrSize = unsafe.Sizeof(header{}) / unsafe.Sizeof(uintptr(0))
@@ -477,21 +440,6 @@ func SED(k int64, callee *Func, n int64, self *Func) {
 				h.base = p
 				return
 			}
-			// Another small leaf called from the batch's context
-			// joins it (a loop that compares and swaps).
-			if h.leaf != nil && h.at == d && h.entry == nil {
-				if i := moreLeaf(h, self); i >= 0 {
-					p := -s.Count
-					if m := p - n - h.base; m > 0 {
-						h.xmsamp[i]++
-						h.xm[i] += m
-					}
-					h.xcalls[i]++
-					h.xn[i] += n
-					h.base = p
-					return
-				}
-			}
 			// A call from the function whose entry waits, which
 			// pushed itself at eat (at granularity 0 nothing else
 			// pushes there without a sample): kept with it (iat; 0
@@ -553,7 +501,7 @@ func startBatch(s *state, f *Func, d int) {
 	}
 	h := hdr(s)
 	h.leaf, h.at = f, d
-	h.calls, h.n, h.base, h.msamp, h.nx = 0, 0, 0, 0, 0
+	h.calls, h.n, h.base, h.msamp = 0, 0, 0, 0
 	s.Dirty = -1
 }
 
@@ -815,53 +763,26 @@ func settleRun(s *state, h *header) {
 // settleBatch hands the header's batch to the agent and returns the
 // pending instructions that were the batch's.
 func settleBatch(s *state, h *header) int64 {
-	at, leaf, nx := h.at, h.leaf, h.nx
-	h.leaf, h.nx = nil, 0
-	if h.calls == 0 && nx == 0 {
+	at, leaf := h.at, h.leaf
+	h.leaf = nil
+	if h.calls == 0 {
 		return 0
 	}
 	// (Clamped: should the exit's FlushOthers have claimed the
 	// goroutine's pending instructions since, the batch's calls count
-	// and its instructions went to the goroutine's last context. The
-	// leaves' own first, then the inner leaf's, then the caller's.)
+	// and its instructions went to the goroutine's last context.)
 	b := min(h.base, s.Gran-s.Count)
-	left := b
-	take := func(x int64) int64 {
-		x = min(x, left)
-		left -= x
-		return x
-	}
-	n := take(h.n)
-	for i := range nx {
-		h.xn[i] = take(h.xn[i])
-	}
-	in := take(h.bin) // (the inner leaf's calls, and the function's part before them)
-	im := take(h.bim)
-	for i := range nx {
-		h.xm[i] = take(h.xm[i])
-	}
-	m := left        // the caller's before leaf's calls
+	n := min(h.n, b)
+	in := min(h.bin, b-n) // (the inner leaf's calls, and the function's part before them)
+	im := min(h.bim, b-n-in)
 	count := s.Count // (instrumented code the agent runs moves it)
 	enterAgent(s)
+	s.Stack[at] = uintptr(unsafe.Pointer(leaf))
 	depth := s.Depth
 	s.Depth = at + 1
-	for i := range nx {
-		if h.xm[i] == 0 {
-			h.xmsamp[i] = 0 // (clamped)
-		}
-		s.Stack[at] = h.xleaf[i]
-		leafBatcher.SampleLeaves(stackOf(s, at+1), at, h.xm[i], h.xmsamp[i], h.xcalls[i], h.xn[i])
-	}
-	s.Stack[at] = uintptr(unsafe.Pointer(leaf))
-	if h.calls > 0 {
-		msamp := h.msamp
-		if m == 0 {
-			msamp = 0 // (clamped)
-		}
-		leafBatcher.SampleLeaves(stackOf(s, at+1), at, m, msamp, h.calls, n)
-		if h.bicalls > 0 {
-			handInner(s, h, at, im, h.bimsamp, h.bicalls, in)
-		}
+	leafBatcher.SampleLeaves(stackOf(s, at+1), at, b-n-in-im, h.msamp, h.calls, n)
+	if h.bicalls > 0 {
+		handInner(s, h, at, im, h.bimsamp, h.bicalls, in)
 	}
 	s.Depth = depth
 	h.calls = 0

@@ -629,69 +629,17 @@ func TestLeafBatcher(t *testing.T) {
 	}
 	// Calls of SampleLeaf and SampleLeaves: a batch starts at the
 	// second call of a function from one depth in a row (the counter
-	// remembers the last one), other small leaves called from there
-	// join it, and it goes to SampleLeaves when anything else is
-	// sampled. The leaf 6 times, other, the leaf twice: 2, and 1 + 1
-	// (the batch's SampleLeaves of each leaf); the leaf twice (in h,
-	// from g after h, after the flush where it was the last, after
-	// S(g)): 2, 2, 1 + 1, 1 + 1; h 5
+	// remembers the last one), and goes to SampleLeaves when anything
+	// else is sampled. The leaf 6 times: 2 + 1; other: 1; the leaf
+	// twice (from g after other, in h, from g after h, after the flush
+	// where it was the last, after S(g)): 2, 2, 2, 1 + 1, 1 + 1; h 5
 	// times, the first a SampleCall (h was not the last entry), the
 	// second a SampleLeaf that starts a batch, the next three in it, the
 	// fourth's leaf call kept with it, handed over with it: 1 + 1 + 1
 	// (SampleLeaves of h, and of its leaf); k 3 times: 1 +
 	// 1 at the check in h's body; h twice more after that h: 1 + 1.
-	if want := 2 + 2 + 2 + 2 + 2 + 2 + 3 + 2 + 2; one.leafCalls != want {
+	if want := 3 + 1 + 2 + 2 + 2 + 2 + 2 + 3 + 2 + 2; one.leafCalls != want {
 		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want %d", one.leafCalls, want)
-	}
-}
-
-// TestLeafBatcherLeaves: a loop that calls several small leaves from one
-// stack (a heap's Less, Swap and Len) is one batch, up to four leaves, and
-// counts what an agent called once per sample counts; a fifth leaf ends
-// it.
-func TestLeafBatcherLeaves(t *testing.T) {
-	f, g := &Func{Name: "f"}, &Func{Name: "g"}
-	var leaves []*Func
-	for _, name := range []string{"less", "swap", "len", "get", "fifth"} {
-		leaves = append(leaves, &Func{Name: name})
-	}
-	run := func(a Agent) (done []int64) {
-		start(t, a, f, g)
-		call := func(extra, n int64, fn *Func) {
-			C(extra)
-			if D(n) {
-				SED(0, fn, n, fn)
-			}
-			done = append(done, executed())
-		}
-		for i := range int64(40) {
-			call(1, 2, leaves[0])
-			call(i%2, 3, leaves[0])
-			call(0, 4, leaves[1])
-			call(2, 1, leaves[2])
-			if i%4 == 3 {
-				call(1, 2, leaves[3])
-			}
-		}
-		call(1, 1, leaves[4])
-		call(1, 1, leaves[0])
-		C(1)
-		if D(1) {
-			S(nil)
-		}
-		goexit()
-		done = append(done, executed(), st().Count)
-		return done
-	}
-	one, two := runBatched(t, run)
-	if two.calls["[f g less]"] != 81 || two.calls["[f g swap]"] != 40 || two.calls["[f g get]"] != 10 || two.calls["[f g fifth]"] != 1 {
-		t.Errorf("calls %v", two.calls)
-	}
-	// SampleLeaf of less twice (the second starts the batch), the
-	// batch's SampleLeaves of its four leaves when fifth comes, fifth's
-	// and less's SampleLeaf.
-	if want := 2 + 4 + 2; one.leafCalls != want {
-		t.Errorf("%d calls of SampleLeaf and SampleLeaves, want %d (%d without batches)", one.leafCalls, want, two.leafCalls)
 	}
 }
 
