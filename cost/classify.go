@@ -234,7 +234,7 @@ func classify(instr ssa.Instruction, esc *Escapes, uncounted *uncountedCode) (cl
 func (t *Table) Weight(instr ssa.Instruction) int64 {
 	c, n := classify(instr, t.esc, t.uncounted)
 	w := t.Class(c)
-	if n > 0 && !(t.Weights[GrowByteClass] > 0 && makesSlice(instr)) {
+	if _, perByte := t.Growth(); n > 0 && !(perByte > 0 && makesSlice(instr)) {
 		w += n * t.Class("alloc.byte")
 	}
 	return max(w, 1)

@@ -30,15 +30,16 @@
 // the runtime charges the goroutine that appends "append.grow" ps plus
 // "append.byte" ps per byte of the new capacity (kprof's runtime patch, in
 // growslice: the capacity is known only there, after the allocator's size
-// classes), and so it does where a slice appended in a stack buffer
-// moves to the heap as it escapes. Where the runtime allocates on the
-// heap the bytes of make([]T, n) (of any n: the compiler calls the
-// runtime for every make that escapes), of strings.Builder's and bytes'
-// growth (internal/bytealg.MakeNoZero), of a string concatenation, or of
-// a conversion between a string and a byte or rune slice, it charges
+// classes), and so it does where a slice appended in a stack buffer moves
+// to the heap as it escapes. Where the runtime allocates on the heap the
+// bytes of make([]T, n) (of any n: the compiler calls the runtime for
+// every make that escapes), of strings.Builder's and bytes' growth
+// (internal/bytealg.MakeNoZero), of a string concatenation, or of a
+// conversion between a string and a byte or rune slice, it charges
 // "append.byte" ps per byte (a result the compiler keeps in a stack
-// buffer charges nothing). These
-// two are not instruction classes: a table may set them to 0, which
+// buffer charges nothing).
+//
+// These two are not instruction classes: a table may set them to 0, which
 // charges nothing, and then a constant-size make adds its bytes to its
 // class's weight as other allocations do (the tests that compare counts
 // with the go/ssa interpreter do, as it cannot grow slices as the runtime
@@ -47,13 +48,12 @@
 // package runtime's, so that counts stay deterministic; the allocations
 // of other packages kprof does not count (internal/runtime/maps as a map
 // grows, a package -pkgs leaves out) go to the counted code that called
-// them. In exact mode, the next check takes
-// them: a charge made after a function's last check goes to its caller —
-// every charge in a small leaf (a loop-free function that calls nothing
-// but builtins, which has no checks of its own: func last(n int) []int {
-// s := make([]int, n); return append(s, 1) } has both charged to its
-// caller), and an allocation in a return statement's results (return
-// a + b).
+// them. In exact mode, the next check takes them: a charge made after a
+// function's last check goes to its caller — every charge in a small leaf
+// (a loop-free function that calls nothing but builtins, which has no
+// checks of its own: func last(n int) []int { s := make([]int, n); return
+// append(s, 1) } has both charged to its caller), and an allocation in a
+// return statement's results (return a + b).
 //
 // # Tables
 //

@@ -392,11 +392,11 @@ var (
 // before any instrumented code runs).
 func KprofSetGrowth(obj, perByte int64) { kprofGrowObj, kprofGrowByte = obj, perByte }
 
-// kprofGrowCallers caches whether a caller of an allocation is outside
-// the runtime: pc<<1 | outside, one word per entry, so that racing
-// writers leave an entry whole (a text address has its top bit clear on
-// every platform Go runs on).
-var kprofGrowCallers [256]uintptr
+// kprofChargeCallers caches whether the caller of an allocation is
+// charged (kprofChargedCaller): pc<<1 | charged, one word per entry, so
+// that racing writers leave an entry whole (a text address has its top
+// bit clear on every platform Go runs on).
+var kprofChargeCallers [256]uintptr
 
 // kprofGrow charges the running goroutine a growth to capacity c of
 // elements of et, made for the code at return address pc.
@@ -420,19 +420,19 @@ func kprofBytes(pc, n uintptr) {
 }
 
 // kprofCharge charges the running goroutine w for the code at return
-// address pc, if that code is counted.
+// address pc, unless that code is package runtime's or counter's.
 func kprofCharge(pc uintptr, w int64) {
 	gp := getg()
-	if gp.m == nil || gp != gp.m.curg || gp.kprof.InAgent || !gp.kprof.Known || !kprofOutsideRuntime(pc) {
+	if gp.m == nil || gp != gp.m.curg || gp.kprof.InAgent || !gp.kprof.Known || !kprofChargedCaller(pc) {
 		return
 	}
 	gp.kprof.Count -= w
 }
 
-// kprofOutsideRuntime reports whether the function at pc is neither the
+// kprofChargedCaller reports whether the function at pc is neither the
 // runtime's nor package counter's.
-func kprofOutsideRuntime(pc uintptr) bool {
-	e := &kprofGrowCallers[(pc>>2)%uintptr(len(kprofGrowCallers))]
+func kprofChargedCaller(pc uintptr) bool {
+	e := &kprofChargeCallers[(pc>>2)%uintptr(len(kprofChargeCallers))]
 	if w := atomic.Loaduintptr(e); w>>1 == pc && w != 0 {
 		return w&1 != 0
 	}
