@@ -986,7 +986,7 @@ func (f *fileEmitter) emitReturnPop(p *FuncPlan, r *ast.ReturnStmt) {
 	if p.NoPop[r.Return] {
 		return
 	}
-	if len(r.Results) > 0 && f.callsIn(r.Results) {
+	if len(r.Results) > 0 && callsIn(f.info, exprNodes(r.Results)...) {
 		res := p.Fn.Signature.Results()
 		big := res.Len() > 4 || !registerable(res)
 		if big && f.emitNamedReturn(p, r) || res.Len() <= 4 && f.emitWrappedReturn(p, r) || f.emitNamedReturn(p, r) || f.emitTempReturn(p, r) {
@@ -1282,11 +1282,15 @@ func (f *fileEmitter) resultTypes(p *FuncPlan) ([]string, bool) {
 	return names, true
 }
 
-// callsIn reports whether any expression calls a function (conversions and
-// builtins other than panic do not count).
-func (f *fileEmitter) callsIn(exprs []ast.Expr) bool {
+// callsIn reports whether any of nodes calls a function (conversions and
+// builtins other than panic do not count; nor do function literals, which
+// run when called).
+func callsIn(info *types.Info, nodes ...ast.Node) bool {
 	found := false
-	for _, e := range exprs {
+	for _, e := range nodes {
+		if e == nil { // (a nil Stmt or Expr: no init, no condition)
+			continue
+		}
 		ast.Inspect(e, func(n ast.Node) bool {
 			if found {
 				return false
@@ -1295,7 +1299,7 @@ func (f *fileEmitter) callsIn(exprs []ast.Expr) bool {
 			case *ast.FuncLit:
 				return false
 			case *ast.CallExpr:
-				if tv, ok := f.info.Types[n.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+				if tv, ok := info.Types[n.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
 					return true
 				}
 				found = true
@@ -1304,6 +1308,15 @@ func (f *fileEmitter) callsIn(exprs []ast.Expr) bool {
 		})
 	}
 	return found
+}
+
+// exprNodes returns es as nodes.
+func exprNodes(es []ast.Expr) []ast.Node {
+	ns := make([]ast.Node, len(es))
+	for i, e := range es {
+		ns[i] = e
+	}
+	return ns
 }
 
 // typeString names t as source text valid in this file, if it can.

@@ -26,7 +26,10 @@ import (
 //	                            − post                     before the loop
 //
 // which stays exact whatever leaves the body (return, goto, panic: none of
-// them runs the header or the post statement again). The header's check
+// them runs the header or the post statement again). The post statement
+// joins only where the init statement and the condition call nothing: the
+// count, taken back before the loop, stands above what ran until the body
+// starts, and a check in a callee would not fire. The header's check
 // moves to the body start, which also runs once per iteration.
 func (c *funcCtx) mergeLoops(p *FuncPlan) {
 	var loops []*ast.ForStmt
@@ -50,6 +53,17 @@ func (c *funcCtx) mergeLoops(p *FuncPlan) {
 				c.chargeAfterIteration(p, f, f.Body, wp)
 			}
 			continue
+		}
+		if wp != 0 && callsIn(c.info, f.Init, f.Cond) {
+			// The post statement's weight would be taken back before
+			// the loop, and the count could stand above what ran while
+			// the init statement or the first condition calls: a check
+			// there would not fire, and at granularity 0 a callee's
+			// entry would go unsampled (its instructions then the
+			// caller's, and the agent's cached path stale). Charge it
+			// after each iteration instead.
+			c.chargeAfterIteration(p, f, f.Body, wp)
+			wp = 0
 		}
 		w := p.Charges[head] + wp
 		p.Charges[head] = 0

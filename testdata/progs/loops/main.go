@@ -70,5 +70,57 @@ outer:
 	for range m {
 		s++
 	}
+	q := &seq{a: a, k: 9}
+	for i := 0; i < 3; i++ {
+		s += q.sum()
+		q.k ^= 8
+	}
 	println(s, n)
+}
+
+// seq's loops call in their init statement and condition, right after a
+// small leaf's call: each callee's entry must be its own, sampled in exact
+// mode (the post statement's charge once made the count stand above what
+// ran there).
+type seq struct {
+	a []int
+	k int
+}
+
+func (q *seq) kind() int { return q.k & 7 }
+func (q *seq) tag() int  { return q.k >> 3 }
+
+func (q *seq) Len() int {
+	if q.kind() == 1 {
+		return len(q.a)
+	}
+	return q.slowLen()
+}
+
+func (q *seq) slowLen() int {
+	n := 0
+	for range q.a {
+		n++
+	}
+	return n
+}
+
+func (q *seq) sum() int {
+	t := q.tag()
+	if t > 100 {
+		return t
+	}
+	for i, n := 0, q.Len(); i < n; i++ {
+		t += q.a[i]
+	}
+	if q.tag() > 100 {
+		return t
+	}
+	for i := 0; i < q.Len(); i++ {
+		t += q.a[i] * q.kind()
+		if q.a[i] < 0 {
+			return t
+		}
+	}
+	return t
 }
