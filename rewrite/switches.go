@@ -6,6 +6,7 @@ package rewrite
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -126,12 +127,44 @@ func (c *funcCtx) noMatch(b *ssa.BasicBlock, kind string) (Point, bool) {
 // clause returns the case or comm clause whose body (or case list) holds pos.
 func (c *funcCtx) clause(pos token.Pos) (ast.Node, bool) {
 	for _, n := range c.pathTo(pos) {
-		switch n.(type) {
-		case *ast.CaseClause, *ast.CommClause:
+		switch n := n.(type) {
+		case *ast.CaseClause:
+			if len(n.List) > 0 && n.List[0].Pos() <= pos && pos < n.List[len(n.List)-1].End() {
+				// A case expression of a switch that begins the body
+				// of an enclosing clause ("case 'v': switch { case
+				// f(): …"): its test runs in that body's block.
+				continue
+			}
+			return n, true
+		case *ast.CommClause:
+			if slices.ContainsFunc(commOperands(n.Comm), func(e ast.Expr) bool { return contains(e, pos) }) {
+				continue // (likewise, a select's channel or value operand)
+			}
 			return n, true
 		}
 	}
 	return nil, false
+}
+
+// commOperands returns the expressions a select evaluates for the
+// communication of a clause before it chooses: the channel, and the value
+// sent.
+func commOperands(comm ast.Stmt) []ast.Expr {
+	var recv ast.Expr
+	switch s := comm.(type) {
+	case *ast.SendStmt:
+		return []ast.Expr{s.Chan, s.Value}
+	case *ast.ExprStmt:
+		recv = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) == 1 {
+			recv = s.Rhs[0]
+		}
+	}
+	if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return []ast.Expr{u.X}
+	}
+	return nil
 }
 
 // chargeCaseTest places the weight of a type-switch or select test block:

@@ -125,5 +125,44 @@ func main() {
 	for _, r := range []rune{'a', 0x10000, -3, 'é', 'ü'} {
 		s += lists('E', -128, tokH, r, []int{4})
 	}
+	for i := 0; i < 12; i++ {
+		s += nested(rune('u'+i%3), i)
+	}
 	println(s)
+}
+
+// flag is a call in a case expression of a switch that begins a clause's
+// body: that test runs in the enclosing clause's block.
+func flag(i int) bool { return i%4 == 1 }
+
+func nested(verb rune, i int) int {
+	n := 0
+	switch verb {
+	case 'v':
+		switch {
+		case flag(i):
+			for k := 0; k < i; k++ {
+				n += k
+			}
+		case flag(i + 1):
+			n--
+		}
+	case 'w':
+		ch := make(chan int, 1)
+		ch <- i
+		select {
+		case v := <-pick(ch, i):
+			n += v
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+func pick(ch chan int, i int) chan int {
+	if i%2 == 0 {
+		return ch
+	}
+	return nil
 }
