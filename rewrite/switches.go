@@ -126,24 +126,30 @@ func (c *funcCtx) noMatch(b *ssa.BasicBlock, kind string) (Point, bool) {
 
 // clause returns the case or comm clause whose body (or case list) holds pos.
 func (c *funcCtx) clause(pos token.Pos) (ast.Node, bool) {
+	// A body's first instruction may be the test of a switch or select
+	// that begins it, positioned in a nested clause: a case expression,
+	// a type switch's case keyword, a channel operand ("case 'v':
+	// switch { case f(): …"). The clause is the innermost one whose
+	// body holds the position; failing that, the innermost one.
+	var inner ast.Node
 	for _, n := range c.pathTo(pos) {
 		switch n := n.(type) {
 		case *ast.CaseClause:
-			if len(n.List) > 0 && n.List[0].Pos() <= pos && pos < n.List[len(n.List)-1].End() {
-				// A case expression of a switch that begins the body
-				// of an enclosing clause ("case 'v': switch { case
-				// f(): …"): its test runs in that body's block.
-				continue
+			if len(n.Body) > 0 && n.Body[0].Pos() <= pos && pos < n.Body[len(n.Body)-1].End() {
+				return n, true
 			}
-			return n, true
 		case *ast.CommClause:
-			if slices.ContainsFunc(commOperands(n.Comm), func(e ast.Expr) bool { return contains(e, pos) }) {
-				continue // (likewise, a select's channel or value operand)
+			if !slices.ContainsFunc(commOperands(n.Comm), func(e ast.Expr) bool { return contains(e, pos) }) {
+				return n, true // (a receive's assignment is the clause's)
 			}
-			return n, true
+		default:
+			continue
+		}
+		if inner == nil {
+			inner = n
 		}
 	}
-	return nil, false
+	return inner, inner != nil
 }
 
 // commOperands returns the expressions a select evaluates for the

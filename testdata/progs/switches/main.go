@@ -147,6 +147,13 @@ func nested(verb rune, i int) int {
 		case flag(i + 1):
 			n--
 		}
+	case 'u':
+		switch v := box(i).(type) {
+		case int:
+			n += v
+		case string:
+			n += len(v)
+		}
 	case 'w':
 		ch := make(chan int, 1)
 		ch <- i
@@ -158,6 +165,13 @@ func nested(verb rune, i int) int {
 		}
 	}
 	return n
+}
+
+func box(i int) any {
+	if i%3 == 0 {
+		return "abc"
+	}
+	return i
 }
 
 func pick(ch chan int, i int) chan int {
