@@ -75,13 +75,33 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	if len(blocks) == 0 {
 		return pending
 	}
-	// Constant operands usually leave no block (a jump the builder
-	// threads away); they count only if the numbers say so.
+	// An operand's block follows the test of the operand before it: the
+	// position of that test's value, in the X of the && or || whose Y
+	// the block evaluates, names the operand.
+	matched := make(map[ast.Expr]bool)
+	unmatched := blocks[:0:0]
+	for _, b := range blocks {
+		if y, ok := c.operandAfter(b); ok && !matched[y] && !c.ticked[y] {
+			matched[y] = true
+			at := Point{tickExpr, y}
+			p.add(at, p.Charged[b.Index])
+			landed[b] = at
+			continue
+		}
+		unmatched = append(unmatched, b)
+	}
+	blocks = unmatched
+	if len(blocks) == 0 {
+		return rest
+	}
+	// Otherwise by count. Constant operands usually leave no block (a
+	// jump the builder threads away); they count only if the numbers
+	// say so.
 	var operands, withConst []ast.Expr
 	inspectOwn(c.info, c.body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.BinaryExpr:
-			if (n.Op == token.LAND || n.Op == token.LOR) && !c.ticked[n.Y] {
+			if (n.Op == token.LAND || n.Op == token.LOR) && !c.ticked[n.Y] && !matched[n.Y] {
 				withConst = append(withConst, n.Y)
 				if tv, ok := c.info.Types[n.Y]; !ok || tv.Value == nil {
 					operands = append(operands, n.Y)
@@ -99,8 +119,38 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	}
 	for i, b := range blocks {
 		at := Point{tickExpr, operands[i]}
+		matched[operands[i]] = true
 		p.add(at, p.Charged[b.Index])
 		landed[b] = at
 	}
 	return rest
+}
+
+// operandAfter returns the operand of && or || that b evaluates, from the
+// test that leads to it: b's one predecessor ends in an If whose
+// condition has a position in the X of the innermost && or || that holds
+// it there; b evaluates that expression's Y.
+func (c *funcCtx) operandAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
+	if len(b.Preds) != 1 || len(b.Preds[0].Instrs) == 0 {
+		return nil, false
+	}
+	test, ok := b.Preds[0].Instrs[len(b.Preds[0].Instrs)-1].(*ssa.If)
+	if !ok {
+		return nil, false
+	}
+	pos := test.Cond.Pos()
+	if !pos.IsValid() {
+		return nil, false
+	}
+	for _, n := range c.pathTo(pos) {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return nil, false
+		case *ast.BinaryExpr:
+			if (n.Op == token.LAND || n.Op == token.LOR) && contains(n.X, pos) {
+				return n.Y, true
+			}
+		}
+	}
+	return nil, false
 }

@@ -300,7 +300,7 @@ func (c *funcCtx) landStructured(b *ssa.BasicBlock, p *FuncPlan, w int64, pos to
 	case "rangeindex", "rangeiter", "rangechan", "rangeint":
 		return c.landRange(b, p, w, pos, kind, part)
 	case "if":
-		return c.landIf(p, w, pos, part)
+		return c.landIf(b, p, w, pos, part)
 	case "switch", "typeswitch", "select":
 		return c.landClause(b, p, w, pos, kind, part)
 	case "recover":
@@ -366,13 +366,20 @@ func (c *funcCtx) landRange(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.P
 
 // landIf lands the then and else branches of an if statement at their
 // start (an else if on its condition).
-func (c *funcCtx) landIf(p *FuncPlan, w int64, pos token.Pos, part string) (Point, bool, bool) {
+func (c *funcCtx) landIf(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos, part string) (Point, bool, bool) {
 	if part != "then" && part != "else" {
 		return Point{}, false, false
 	}
 	ifs, ok := enclosing(c, pos, func(s *ast.IfStmt) bool {
 		return (part == "then" && contains(s.Body, pos)) || (part == "else" && contains(s.Else, pos))
 	})
+	if !pos.IsValid() {
+		// An empty branch (a jump): the if statement whose condition
+		// the test before it evaluates.
+		if cp := testPos(b); cp.IsValid() {
+			ifs, ok = enclosing(c, cp, func(s *ast.IfStmt) bool { return contains(s.Cond, cp) })
+		}
+	}
 	if !ok {
 		return Point{}, false, false
 	}
@@ -386,6 +393,20 @@ func (c *funcCtx) landIf(p *FuncPlan, w int64, pos token.Pos, part string) (Poin
 	}
 	p.add(at, w)
 	return at, true, true
+}
+
+// testPos returns the position of the condition of the If that ends a
+// predecessor of b, the test that leads to it (NoPos if none has one).
+func testPos(b *ssa.BasicBlock) token.Pos {
+	for _, pr := range b.Preds {
+		if len(pr.Instrs) == 0 {
+			continue
+		}
+		if test, ok := pr.Instrs[len(pr.Instrs)-1].(*ssa.If); ok && test.Cond.Pos().IsValid() {
+			return test.Cond.Pos()
+		}
+	}
+	return token.NoPos
 }
 
 // landClause lands a switch, type switch or select clause's body at its

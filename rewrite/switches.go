@@ -27,7 +27,13 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 			// The comparison that jumps here on true is a case value of
 			// the clause.
 			if len(pr.Succs) == 2 && pr.Succs[0] == b {
-				if pp := blockPos(pr); pp.IsValid() {
+				// (The If's condition, positioned on the case value;
+				// the block's first position may be the tag's.)
+				pp := testPos(b)
+				if !pp.IsValid() {
+					pp = blockPos(pr)
+				}
+				if pp.IsValid() {
 					if cl, ok := enclosing(c, pp, func(cl *ast.CaseClause) bool {
 						for _, v := range cl.List {
 							if contains(v, pp) {

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// progen writes random Go programs for the oracle: functions whose
+// statements nest the constructs whose charges the rewriter places by
+// rule (if/else chains, for loops with calls in their init, condition and
+// post statements, break and continue, labels, tagged and tagless
+// switches with fallthrough, type switches, selects, defers, early
+// returns, && and || with calls), each beginning the body of another.
+// Every program terminates: a function calls only functions after it, and
+// only small leaves inside loops.
+type progen struct {
+	r     *rand.Rand
+	b     strings.Builder
+	fn    int // the function being written
+	funcs int
+	depth int
+	loops []string // labels of the enclosing loops ("" for none)
+	label int
+	tmp   int
+}
+
+func (g *progen) p(format string, args ...any) {
+	fmt.Fprintf(&g.b, "%s"+format+"\n", append([]any{strings.Repeat("\t", g.depth+1)}, args...)...)
+}
+
+// call returns a call of a later function, or of a leaf inside a loop or
+// in the last function.
+func (g *progen) call() string {
+	if len(g.loops) > 0 || g.fn == g.funcs-1 || g.r.IntN(3) == 0 {
+		switch g.r.IntN(4) {
+		case 0:
+			return fmt.Sprintf("leaf(%s)", g.atom())
+		case 1:
+			return fmt.Sprintf("(pair{%s, %s}).sum()", g.atom(), g.atom())
+		case 2:
+			return fmt.Sprintf("shape(%s).area()", g.atom())
+		default:
+			return fmt.Sprintf("small(%s)", g.atom())
+		}
+	}
+	return fmt.Sprintf("f%d(%s)", g.fn+1+g.r.IntN(g.funcs-g.fn-1), g.atom())
+}
+
+func (g *progen) atom() string {
+	switch g.r.IntN(4) {
+	case 0:
+		return "x"
+	case 1:
+		return "y"
+	case 2:
+		return fmt.Sprint(g.r.IntN(9))
+	default:
+		return "a"
+	}
+}
+
+// expr returns an int expression, with a call at times.
+func (g *progen) expr() string {
+	switch g.r.IntN(5) {
+	case 0:
+		return g.call()
+	case 1:
+		return fmt.Sprintf("(%s + %s) %% 7", g.atom(), g.call())
+	case 2:
+		return fmt.Sprintf("%s*%d + %s", g.atom(), 1+g.r.IntN(4), g.atom())
+	default:
+		return g.atom()
+	}
+}
+
+// cond returns a boolean expression, with calls and && and || at times.
+func (g *progen) cond() string {
+	c := fmt.Sprintf("%s%%%d %s %d", g.expr(), 2+g.r.IntN(3), []string{"==", "!=", "<", ">"}[g.r.IntN(4)], g.r.IntN(3))
+	switch g.r.IntN(4) {
+	case 0:
+		return c + " && " + g.cond()
+	case 1:
+		return "(" + c + " || " + fmt.Sprintf("%s > %d", g.expr(), g.r.IntN(6)) + ")"
+	}
+	return c
+}
+
+func (g *progen) stmts(n int) {
+	for range n {
+		g.stmt()
+	}
+}
+
+func (g *progen) nested() int {
+	if g.depth > 2 {
+		return 0
+	}
+	return 1 + g.r.IntN(2)
+}
+
+func (g *progen) stmt() {
+	kind := g.r.IntN(14)
+	if g.depth > 2 {
+		kind = 0
+	}
+	switch kind {
+	case 0, 1:
+		g.p("x += %s", g.expr())
+	case 2:
+		g.p("if %s {", g.cond())
+		g.in(func() { g.stmts(g.nested()) })
+		if g.r.IntN(2) == 0 {
+			g.p("} else if %s {", g.cond())
+			g.in(func() { g.stmts(g.nested()) })
+		}
+		if g.r.IntN(2) == 0 {
+			g.p("} else {")
+			g.in(func() { g.stmts(g.nested()) })
+		}
+		g.p("}")
+	case 3, 4:
+		g.forLoop()
+	case 5:
+		g.tmp++
+		v := fmt.Sprintf("v%d", g.tmp)
+		g.p("for _, %s := range []int{%d, %s, %d} {", v, g.r.IntN(5), g.atom(), g.r.IntN(5))
+		g.loop("", func() {
+			g.p("y += %s", v)
+			g.stmts(g.nested())
+		})
+		g.p("}")
+	case 6:
+		g.p("switch %s %% 4 {", g.expr())
+		for c := range 3 {
+			g.p("case %d%s:", c, []string{"", ", 3"}[g.r.IntN(2)*boolInt(c == 2)])
+			g.in(func() {
+				g.stmts(g.nested())
+				if c < 2 && g.r.IntN(3) == 0 {
+					g.p("fallthrough")
+				}
+			})
+		}
+		if g.r.IntN(2) == 0 {
+			g.p("default:")
+			g.in(func() { g.stmts(g.nested()) })
+		}
+		g.p("}")
+	case 7:
+		g.p("switch {")
+		for range 1 + g.r.IntN(3) {
+			g.p("case %s:", g.cond())
+			g.in(func() { g.stmts(g.nested()) })
+		}
+		g.p("}")
+	case 8:
+		g.tmp++
+		v := fmt.Sprintf("t%d", g.tmp)
+		g.p("switch %s := box(%s).(type) {", v, g.expr())
+		g.p("case int:")
+		g.in(func() { g.p("x += %s", v); g.stmts(g.nested()) })
+		g.p("case string:")
+		g.in(func() { g.p("y += len(%s)", v); g.stmts(g.nested()) })
+		g.p("case pair:")
+		g.in(func() { g.p("x += %s.sum()", v) })
+		g.p("}")
+	case 9:
+		g.p("select {")
+		g.p("case v := <-ready(%s):", g.atom())
+		g.in(func() { g.p("x += v"); g.stmts(g.nested()) })
+		g.p("default:")
+		g.in(func() { g.stmts(g.nested()) })
+		g.p("}")
+	case 10:
+		if len(g.loops) > 0 {
+			g.p("if %s {", g.cond())
+			g.in(func() {
+				l := g.loops[g.r.IntN(len(g.loops))]
+				g.p("%s %s", []string{"break", "continue"}[g.r.IntN(2)], l)
+			})
+			g.p("}")
+		} else {
+			g.p("y -= %s", g.expr())
+		}
+	case 11:
+		if g.depth > 0 {
+			g.p("if %s {", g.cond())
+			g.in(func() { g.p("return x + %s", g.expr()) })
+			g.p("}")
+		} else {
+			g.p("x ^= %s", g.expr())
+		}
+	case 12:
+		if len(g.loops) == 0 {
+			g.p("defer func() { y += %s }()", g.call())
+		} else {
+			g.p("x += func() int { return %s }()", g.call())
+		}
+	case 13:
+		g.p("x, y = y%%11, x%%13+%s", g.expr())
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (g *progen) in(body func()) {
+	g.depth++
+	body()
+	g.depth--
+}
+
+// loop writes a loop's body, with label l ("" for none) for its breaks
+// and continues.
+func (g *progen) loop(l string, body func()) {
+	g.loops = append(g.loops, l)
+	g.in(body)
+	g.loops = g.loops[:len(g.loops)-1]
+}
+
+func (g *progen) forLoop() {
+	g.tmp++
+	i := fmt.Sprintf("i%d", g.tmp)
+	l := ""
+	if g.r.IntN(3) == 0 {
+		g.label++
+		l = fmt.Sprintf("L%d", g.label)
+		g.b.WriteString(l + ":\n")
+	}
+	init := fmt.Sprintf("%s := 0", i)
+	if g.r.IntN(3) == 0 {
+		init = fmt.Sprintf("%s := small(%s) %% 2", i, g.atom())
+	}
+	cond := fmt.Sprintf("%s < %d", i, 1+g.r.IntN(4))
+	if g.r.IntN(2) == 0 {
+		cond = fmt.Sprintf("%s < small(%d)", i, g.r.IntN(5))
+	}
+	post := i + "++"
+	if g.r.IntN(3) == 0 {
+		post = fmt.Sprintf("%s = next(%s)", i, i)
+	}
+	g.p("for %s; %s; %s {", init, cond, post)
+	g.loop(l, func() {
+		g.p("x += %s", i)
+		g.stmts(g.nested())
+		if l != "" {
+			g.p("if x%%3 == 0 {")
+			g.in(func() { g.p("continue %s", l) })
+			g.p("}")
+		}
+	})
+	g.p("}")
+}
+
+// program returns the source of the seed's program.
+func (g *progen) program() string {
+	g.b.WriteString(`// Generated by progen (cmd/kprof/progen_test.go): an oracle program.
+package main
+
+type pair struct{ p, q int }
+
+func (p pair) sum() int { return p.p + p.q }
+
+type shaper interface{ area() int }
+type sq int
+
+func (s sq) area() int { return int(s) * int(s) % 17 }
+
+func shape(n int) shaper { return sq(n % 5) }
+
+func leaf(n int) int { return n*3 + 1 }
+
+func small(n int) int {
+	if n < 0 {
+		return -n % 5
+	}
+	return n % 5
+}
+
+func next(i int) int { return i + 1 }
+
+func box(n int) any {
+	switch n % 3 {
+	case 0:
+		return n
+	case 1:
+		return "ab"
+	}
+	return pair{n, 1}
+}
+
+func ready(n int) chan int {
+	if n%2 == 0 {
+		return nil
+	}
+	c := make(chan int, 1)
+	c <- n % 7
+	return c
+}
+
+func main() {
+	s := 0
+	for i := 0; i < 4; i++ {
+		s += f0(i) % 1000
+	}
+	println(s)
+}
+`)
+	for g.fn = range g.funcs {
+		fmt.Fprintf(&g.b, "\nfunc f%d(a int) (r int) {\n\tx, y := a%%5, a%%3\n", g.fn)
+		g.stmts(3 + g.r.IntN(4))
+		g.b.WriteString("\treturn (x + y) % 1000\n}\n")
+	}
+	return g.b.String()
+}
+
+// TestGeneratedOracle checks exact mode against the oracle on programs
+// progen writes (fixed seeds; KPROF_PROGEN=N runs N more, from seed 100,
+// and keeps each failing program's directory; KPROF_ORACLE_DIR=DIR checks
+// DIR's program instead).
+func TestGeneratedOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and interprets several programs")
+	}
+	kprofBin := buildKprof(t)
+	if dir := os.Getenv("KPROF_ORACLE_DIR"); dir != "" {
+		// (A program to check by hand: a generated one, reduced.)
+		checkOracle(t, kprofBin, dir, "")
+		return
+	}
+	seeds := []uint64{3, 101, 105, 106} // (101, 105, 106 found the bugs of operandAfter, testPos)
+	if n := os.Getenv("KPROF_PROGEN"); n != "" {
+		var k int
+		fmt.Sscan(n, &k)
+		for i := range k {
+			seeds = append(seeds, uint64(100+i))
+		}
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			g := &progen{r: rand.New(rand.NewPCG(seed, 7)), funcs: 4}
+			dir := t.TempDir()
+			if os.Getenv("KPROF_PROGEN") != "" {
+				dir = filepath.Join(os.TempDir(), fmt.Sprintf("progen-%d", seed))
+				os.MkdirAll(dir, 0o777)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(g.program()), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/progen\n\ngo 1.26\n"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			checkOracle(t, kprofBin, dir, "")
+			if !t.Failed() && os.Getenv("KPROF_PROGEN") != "" {
+				os.RemoveAll(dir)
+			}
+		})
+	}
+}
