@@ -427,6 +427,16 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 		if kind != "switch" && c.chargeCaseTest(b, p, kind, w) {
 			return elsewhere, false, true
 		}
+		if !pos.IsValid() && kind == "switch" {
+			// The test of a constant case of a tagless switch: an If
+			// on a constant, after the test of the case before it.
+			if v, ok := c.constantCaseAfter(b); ok {
+				at := Point{tickExpr, v}
+				c.ticked[v] = true
+				p.add(at, w)
+				return at, true, true
+			}
+		}
 		if !pos.IsValid() {
 			// The default clause or, with no default, what runs after
 			// the statement when nothing matched (the done block is

@@ -79,6 +79,41 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 	return nil, false
 }
 
+// constantCaseAfter returns the case expression of a tagless switch that
+// b tests when b holds nothing but an If on a constant (go/ssa keeps the
+// test): the case expression after the one the test before b evaluates.
+func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
+	if len(b.Instrs) != 1 {
+		return nil, false
+	}
+	if test, ok := b.Instrs[0].(*ssa.If); !ok {
+		return nil, false
+	} else if _, ok := test.Cond.(*ssa.Const); !ok {
+		return nil, false
+	}
+	pp := testPos(b)
+	if !pp.IsValid() {
+		return nil, false
+	}
+	sw, ok := enclosing(c, pp, func(sw *ast.SwitchStmt) bool { return sw.Tag == nil && contains(sw.Body, pp) })
+	if !ok {
+		return nil, false
+	}
+	var cases []ast.Expr
+	for _, st := range sw.Body.List {
+		cases = append(cases, st.(*ast.CaseClause).List...)
+	}
+	for i, v := range cases {
+		if contains(v, pp) && i+1 < len(cases) {
+			if tv, ok := c.info.Types[cases[i+1]]; ok && tv.Value != nil {
+				return cases[i+1], true
+			}
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
 // noMatch returns where the code of a type switch's or select's last
 // "next" block without a test runs: the default clause, or after the
 // statement.
