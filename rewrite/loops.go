@@ -282,7 +282,8 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	var positions []token.Pos
 	seen := map[*ssa.BasicBlock]bool{b: true}
 	frontier := b.Preds
-	for depth := 0; depth < 4 && len(positions) == 0 && len(frontier) > 0; depth++ {
+	depth := 0
+	for ; depth < 4 && len(positions) == 0 && len(frontier) > 0; depth++ {
 		var next []*ssa.BasicBlock
 		for _, pr := range frontier {
 			if seen[pr] {
@@ -325,13 +326,30 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 					s = n
 				}
 			}
-			if s != nil {
-				// An else-if is not in a statement list: use the outermost if.
+			if s != nil && (depth > 1 || endsAfter(s, positions)) {
+				// (The innermost that ends after every predecessor
+				// (some evaluate its header, with the code before it),
+				// where those have positions: go/ssa threads the jumps
+				// of a nested statement's empty clause and done block
+				// to the done block of the one around it. Further
+				// back, the blocks before the statement come in.) An
+				// else-if is not in a statement list: use the
+				// outermost if.
 				return c.listStmt(s), true
 			}
 		}
 	}
 	return nil, false
+}
+
+// endsAfter reports whether n ends after every position of ps.
+func endsAfter(n ast.Node, ps []token.Pos) bool {
+	for _, p := range ps {
+		if p >= n.End() {
+			return false
+		}
+	}
+	return true
 }
 
 // listStmt returns s or, for an else-if, the outermost if statement of its

@@ -167,7 +167,7 @@ func nested(verb rune, i int) int {
 	return n
 }
 
-func box(i int) any {
+func box(i int) interface{} {
 	if i%3 == 0 {
 		return "abc"
 	}
