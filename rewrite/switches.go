@@ -30,6 +30,9 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 				// (The If's condition, positioned on the case value;
 				// the block's first position may be the tag's.)
 				pp := testPos(b)
+				if v, ok := c.constantCaseAfter(pr); ok && !pp.IsValid() {
+					pp = v.Pos() // (a constant case: case true:)
+				}
 				if !pp.IsValid() {
 					pp = blockPos(pr)
 				}
@@ -81,7 +84,8 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 
 // constantCaseAfter returns the case expression of a tagless switch that
 // b tests when b holds nothing but an If on a constant (go/ssa keeps the
-// test): the case expression after the one the test before b evaluates.
+// test): the case expression after the one the test before b evaluates,
+// a constant or one whose first operand of && or || is.
 func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 	if len(b.Instrs) != 1 {
 		return nil, false
@@ -105,10 +109,7 @@ func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 	}
 	for i, v := range cases {
 		if contains(v, pp) && i+1 < len(cases) {
-			if tv, ok := c.info.Types[cases[i+1]]; ok && tv.Value != nil {
-				return cases[i+1], true
-			}
-			return nil, false
+			return cases[i+1], true // (constant, or its first operand is)
 		}
 	}
 	return nil, false
