@@ -399,10 +399,18 @@ func (c *funcCtx) landIf(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos,
 // predecessor of b, the test that leads to it (NoPos if none has one).
 func testPos(b *ssa.BasicBlock) token.Pos {
 	for _, pr := range b.Preds {
-		if len(pr.Instrs) == 0 {
-			continue
+		if p := ifPos(pr); p.IsValid() {
+			return p
 		}
-		if test, ok := pr.Instrs[len(pr.Instrs)-1].(*ssa.If); ok && test.Cond.Pos().IsValid() {
+	}
+	return token.NoPos
+}
+
+// ifPos returns the position of the condition of the If that ends b, or
+// NoPos.
+func ifPos(b *ssa.BasicBlock) token.Pos {
+	if len(b.Instrs) > 0 {
+		if test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
 			return test.Cond.Pos()
 		}
 	}

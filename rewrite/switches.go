@@ -29,7 +29,7 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 			if len(pr.Succs) == 2 && pr.Succs[0] == b {
 				// (The If's condition, positioned on the case value;
 				// the block's first position may be the tag's.)
-				pp := testPos(b)
+				pp := ifPos(pr)
 				if v, ok := c.constantCaseAfter(pr); ok && !pp.IsValid() {
 					pp = v.Pos() // (a constant case: case true:)
 				}
@@ -87,13 +87,16 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 // test): the case expression after the one the test before b evaluates,
 // a constant or one whose first operand of && or || is.
 func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
-	if len(b.Instrs) != 1 {
+	if len(b.Instrs) == 0 {
 		return nil, false
 	}
-	if test, ok := b.Instrs[0].(*ssa.If); !ok {
+	if test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); !ok {
 		return nil, false
 	} else if _, ok := test.Cond.(*ssa.Const); !ok {
 		return nil, false
+	}
+	if len(b.Instrs) > 1 {
+		return c.firstConstantCase(b)
 	}
 	pp := testPos(b)
 	if !pp.IsValid() {
@@ -113,6 +116,60 @@ func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 		}
 	}
 	return nil, false
+}
+
+// firstConstantCase returns the first case expression of the tagless
+// switch whose test ends b, a block that runs code before it: the first
+// such switch after b's last position whose first case begins with a
+// constant operand.
+func (c *funcCtx) firstConstantCase(b *ssa.BasicBlock) (ast.Expr, bool) {
+	last := token.NoPos
+	for _, instr := range b.Instrs {
+		if p := instr.Pos(); p.IsValid() && p > last {
+			last = p
+		}
+	}
+	if !last.IsValid() {
+		return nil, false
+	}
+	var best *ast.SwitchStmt
+	inspectOwn(c.info, c.body, func(n ast.Node) bool {
+		sw, ok := n.(*ast.SwitchStmt)
+		if !ok || sw.Tag != nil || sw.Pos() <= last || best != nil && sw.Pos() >= best.Pos() {
+			return true
+		}
+		if len(sw.Body.List) > 0 {
+			if cl := sw.Body.List[0].(*ast.CaseClause); len(cl.List) > 0 && c.constantFirst(cl.List[0]) {
+				best = sw
+			}
+		}
+		return true
+	})
+	if best == nil {
+		return nil, false
+	}
+	return best.Body.List[0].(*ast.CaseClause).List[0], true
+}
+
+// constantFirst reports whether e, or the operand of && and || that e
+// evaluates first, is constant.
+func (c *funcCtx) constantFirst(e ast.Expr) bool {
+	for {
+		if tv, ok := c.info.Types[e]; ok && tv.Value != nil {
+			return true
+		}
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.BinaryExpr:
+			if x.Op != token.LAND && x.Op != token.LOR {
+				return false
+			}
+			e = x.X
+		default:
+			return false
+		}
+	}
 }
 
 // noMatch returns where the code of a type switch's or select's last
