@@ -354,7 +354,10 @@ func (c *funcCtx) chargeCaseTest(b *ssa.BasicBlock, p *FuncPlan, kind string, w 
 				}
 			}
 		}
-		if sel == nil {
+		if sel == nil || sel.Block() == b {
+			// (A block that evaluates the select it tests begins the
+			// body of an enclosing clause: a select.next block into
+			// which go/ssa fused the default clause that holds it.)
 			return false
 		}
 		ss, ok := enclosing(c, sel.Pos(), func(*ast.SelectStmt) bool { return true })
