@@ -30,8 +30,12 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 				// (The If's condition, positioned on the case value;
 				// the block's first position may be the tag's.)
 				pp := ifPos(pr)
-				if v, ok := c.constantCaseAfter(pr); ok && !pp.IsValid() {
-					pp = v.Pos() // (a constant case: case true:)
+				if !pp.IsValid() {
+					if y, ok := c.operandAfter(pr); ok {
+						pp = y.Pos() // (a constant operand: case a > 0 && true:)
+					} else if v, ok := c.constantCaseAfter(pr); ok {
+						pp = v.Pos() // (a constant case: case true:)
+					}
 				}
 				if !pp.IsValid() {
 					pp = blockPos(pr)
@@ -95,8 +99,15 @@ func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 	} else if _, ok := test.Cond.(*ssa.Const); !ok {
 		return nil, false
 	}
+	switch b.Comment {
+	case "cond.true", "cond.false", "binop.rhs":
+		return nil, false // (a constant operand inside a case expression)
+	}
 	if len(b.Instrs) > 1 {
 		return c.firstConstantCase(b)
+	}
+	if b.Comment != "switch.next" {
+		return nil, false
 	}
 	pp := testPos(b)
 	if !pp.IsValid() {
@@ -111,8 +122,8 @@ func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 		cases = append(cases, st.(*ast.CaseClause).List...)
 	}
 	for i, v := range cases {
-		if contains(v, pp) && i+1 < len(cases) {
-			return cases[i+1], true // (constant, or its first operand is)
+		if contains(v, pp) && i+1 < len(cases) && c.constantFirst(cases[i+1]) {
+			return cases[i+1], true
 		}
 	}
 	return nil, false
@@ -125,6 +136,9 @@ func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 func (c *funcCtx) firstConstantCase(b *ssa.BasicBlock) (ast.Expr, bool) {
 	last := token.NoPos
 	for _, instr := range b.Instrs {
+		if _, phi := instr.(*ssa.Phi); phi {
+			continue // (positioned at the variable's declaration)
+		}
 		if p := instr.Pos(); p.IsValid() && p > last {
 			last = p
 		}
@@ -135,7 +149,8 @@ func (c *funcCtx) firstConstantCase(b *ssa.BasicBlock) (ast.Expr, bool) {
 	var best *ast.SwitchStmt
 	inspectOwn(c.info, c.body, func(n ast.Node) bool {
 		sw, ok := n.(*ast.SwitchStmt)
-		if !ok || sw.Tag != nil || sw.Pos() <= last || best != nil && sw.Pos() >= best.Pos() {
+		// (The body's brace: an init statement's code comes before it.)
+		if !ok || sw.Tag != nil || sw.Body.Lbrace <= last || best != nil && sw.Body.Lbrace >= best.Body.Lbrace {
 			return true
 		}
 		if len(sw.Body.List) > 0 {

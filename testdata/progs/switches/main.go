@@ -126,9 +126,22 @@ func main() {
 		s += lists('E', -128, tokH, r, []int{4})
 	}
 	for i := 0; i < 12; i++ {
-		s += nested(rune('u'+i%3), i)
+		s += nested(rune('u'+i%3), i) + constantOperand(i-6)
 	}
 	println(s)
+}
+
+// constantOperand's first case ends in a constant operand: its body
+// follows that operand's test, which has no position.
+func constantOperand(a int) int {
+	n := 0
+	switch {
+	case a > 0 && 3%2 == 1:
+		n = 1
+	case a < -5:
+		n = 2
+	}
+	return n
 }
 
 // flag is a call in a case expression of a switch that begins a clause's
