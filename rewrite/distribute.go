@@ -79,7 +79,7 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	// position of that test's value, in the X of the && or || whose Y
 	// the block evaluates, names the operand.
 	matched := make(map[ast.Expr]bool)
-	unmatched := blocks[:0:0]
+	var unmatched []*ssa.BasicBlock
 	for _, b := range blocks {
 		if y, ok := c.operandAfter(b); ok && !matched[y] && !c.ticked[y] {
 			matched[y] = true
@@ -131,14 +131,10 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 // condition has a position in the X of the innermost && or || that holds
 // it there; b evaluates that expression's Y.
 func (c *funcCtx) operandAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
-	if len(b.Preds) != 1 || len(b.Preds[0].Instrs) == 0 {
+	if len(b.Preds) != 1 {
 		return nil, false
 	}
-	test, ok := b.Preds[0].Instrs[len(b.Preds[0].Instrs)-1].(*ssa.If)
-	if !ok {
-		return nil, false
-	}
-	pos := test.Cond.Pos()
+	pos := ifPos(b.Preds[0])
 	if !pos.IsValid() {
 		return nil, false
 	}

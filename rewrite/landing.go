@@ -370,15 +370,16 @@ func (c *funcCtx) landIf(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos,
 	if part != "then" && part != "else" {
 		return Point{}, false, false
 	}
-	ifs, ok := enclosing(c, pos, func(s *ast.IfStmt) bool {
-		return (part == "then" && contains(s.Body, pos)) || (part == "else" && contains(s.Else, pos))
-	})
-	if !pos.IsValid() {
+	var ifs *ast.IfStmt
+	var ok bool
+	if pos.IsValid() {
+		ifs, ok = enclosing(c, pos, func(s *ast.IfStmt) bool {
+			return (part == "then" && contains(s.Body, pos)) || (part == "else" && contains(s.Else, pos))
+		})
+	} else if cp := testPos(b); cp.IsValid() {
 		// An empty branch (a jump): the if statement whose condition
 		// the test before it evaluates.
-		if cp := testPos(b); cp.IsValid() {
-			ifs, ok = enclosing(c, cp, func(s *ast.IfStmt) bool { return contains(s.Cond, cp) })
-		}
+		ifs, ok = enclosing(c, cp, func(s *ast.IfStmt) bool { return contains(s.Cond, cp) })
 	}
 	if !ok {
 		return Point{}, false, false

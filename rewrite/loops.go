@@ -282,8 +282,9 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	var positions []token.Pos
 	seen := map[*ssa.BasicBlock]bool{b: true}
 	frontier := b.Preds
-	depth := 0
-	for ; depth < 4 && len(positions) == 0 && len(frontier) > 0; depth++ {
+	direct := false // positions from b's own predecessors
+	for depth := 0; depth < 4 && len(positions) == 0 && len(frontier) > 0; depth++ {
+		direct = depth == 0
 		var next []*ssa.BasicBlock
 		for _, pr := range frontier {
 			if seen[pr] {
@@ -326,14 +327,14 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 					s = n
 				}
 			}
-			if s != nil && (depth > 1 || endsAfter(s, positions)) {
-				// (The innermost that ends after every predecessor
-				// (some evaluate its header, with the code before it),
-				// where those have positions: go/ssa threads the jumps
-				// of a nested statement's empty clause and done block
-				// to the done block of the one around it. Further
-				// back, the blocks before the statement come in.) An
-				// else-if is not in a statement list: use the
+			// With the positions of b's own predecessors, the statement
+			// is the innermost that ends after all of them (some
+			// evaluate its header, with the code before it): go/ssa
+			// threads the jumps of a nested statement's empty clause
+			// and done block to the done block of the one around it.
+			// Further back, the blocks before the statement come in.
+			if s != nil && (!direct || endsAfter(s, positions)) {
+				// An else-if is not in a statement list: use the
 				// outermost if.
 				return c.listStmt(s), true
 			}

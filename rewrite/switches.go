@@ -86,10 +86,12 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 	return nil, false
 }
 
-// constantCaseAfter returns the case expression of a tagless switch that
-// b tests when b holds nothing but an If on a constant (go/ssa keeps the
-// test): the case expression after the one the test before b evaluates,
-// a constant or one whose first operand of && or || is.
+// constantCaseAfter returns the case expression of a tagless switch whose
+// test ends b in an If on a constant (go/ssa keeps the test), a case that
+// is constant or whose first operand of && or || is: for a switch.next
+// block holding only that If, the case after the one the test before b
+// evaluates; for a block that runs code before it, the switch's first
+// case (firstConstantCase).
 func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 	if len(b.Instrs) == 0 {
 		return nil, false
