@@ -360,6 +360,15 @@ func (c *funcCtx) landRange(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.P
 			p.add(Point{beforeStmt, br}, -w)
 		}
 		return at, true, true
+	case "done":
+		if !pos.IsValid() && !terminates(b) {
+			// Runs where the loop ends, normally or by a break: found
+			// through the loop's body, where the positions of the
+			// blocks before it may all be outside the loop (a
+			// loop header whose comparisons have none).
+			at, ok := c.put(p, Point{afterStmt, c.listStmt(r)}, w)
+			return at, ok, true
+		}
 	}
 	return Point{}, false, false
 }

@@ -278,6 +278,24 @@ func rangeKind(info *types.Info, r *ast.RangeStmt) string {
 // doneOf finds the statement after which a *.done block without a position
 // runs, from the positions of its predecessors.
 func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
+	// Control reaches a statement's done block only from inside the
+	// statement: where each direct predecessor leaves (its last position)
+	// lies in it. The innermost statement of the kind that holds them all
+	// is the one (a block that evaluates a nested statement's header
+	// begins before it: its first position would name an outer one).
+	var last []token.Pos
+	for _, pr := range b.Preds {
+		if pp := lastPos(pr); pp.IsValid() {
+			last = append(last, pp)
+		}
+	}
+	if len(last) == len(b.Preds) {
+		for _, n := range c.pathTo(last[0]) {
+			if s := stmtOfKind(c.info, n, kind); s != nil && holdsAll(s, last) {
+				return c.listStmt(s), true
+			}
+		}
+	}
 	// Positions of the nearest predecessors that have one.
 	var positions []token.Pos
 	seen := map[*ssa.BasicBlock]bool{b: true}
@@ -300,33 +318,7 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	}
 	for _, pp := range positions {
 		for _, n := range c.pathTo(pp) {
-			var s ast.Stmt
-			switch n := n.(type) {
-			case *ast.ForStmt:
-				if kind == "for" {
-					s = n
-				}
-			case *ast.RangeStmt:
-				if kind == rangeKind(c.info, n) {
-					s = n
-				}
-			case *ast.IfStmt:
-				if kind == "if" {
-					s = n
-				}
-			case *ast.SwitchStmt:
-				if kind == "switch" {
-					s = n
-				}
-			case *ast.TypeSwitchStmt:
-				if kind == "typeswitch" {
-					s = n
-				}
-			case *ast.SelectStmt:
-				if kind == "select" {
-					s = n
-				}
-			}
+			s := stmtOfKind(c.info, n, kind)
 			// With the positions of b's own predecessors, the statement
 			// is the innermost that ends after all of them (some
 			// evaluate its header, with the code before it): go/ssa
@@ -341,6 +333,61 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 		}
 	}
 	return nil, false
+}
+
+// stmtOfKind returns n if it is a statement whose done blocks go/ssa
+// comments with kind ("for", "rangeindex", "if", "switch", …), or nil.
+func stmtOfKind(info *types.Info, n ast.Node, kind string) ast.Stmt {
+	switch n := n.(type) {
+	case *ast.ForStmt:
+		if kind == "for" {
+			return n
+		}
+	case *ast.RangeStmt:
+		if kind == rangeKind(info, n) {
+			return n
+		}
+	case *ast.IfStmt:
+		if kind == "if" {
+			return n
+		}
+	case *ast.SwitchStmt:
+		if kind == "switch" {
+			return n
+		}
+	case *ast.TypeSwitchStmt:
+		if kind == "typeswitch" {
+			return n
+		}
+	case *ast.SelectStmt:
+		if kind == "select" {
+			return n
+		}
+	}
+	return nil
+}
+
+// holdsAll reports whether every position of ps lies in n.
+func holdsAll(n ast.Node, ps []token.Pos) bool {
+	for _, p := range ps {
+		if p < n.Pos() || p >= n.End() {
+			return false
+		}
+	}
+	return true
+}
+
+// lastPos returns the position of b's last instruction that has one.
+func lastPos(b *ssa.BasicBlock) token.Pos {
+	for i := len(b.Instrs) - 1; i >= 0; i-- {
+		if _, ok := b.Instrs[i].(*ssa.Phi); ok {
+			continue
+		}
+		if p := b.Instrs[i].Pos(); p.IsValid() {
+			return p
+		}
+	}
+	return token.NoPos
 }
 
 // endsAfter reports whether n ends after every position of ps.

@@ -93,7 +93,13 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 // evaluates; for a block that runs code before it, the switch's first
 // case (firstConstantCase).
 func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
-	if len(b.Instrs) == 0 {
+	return c.constantCaseAfterN(b, len(c.fn.Blocks))
+}
+
+// constantCaseAfterN is constantCaseAfter, following at most n constant
+// tests back.
+func (c *funcCtx) constantCaseAfterN(b *ssa.BasicBlock, n int) (ast.Expr, bool) {
+	if len(b.Instrs) == 0 || n <= 0 {
 		return nil, false
 	}
 	if test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); !ok {
@@ -112,6 +118,19 @@ func (c *funcCtx) constantCaseAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
 		return nil, false
 	}
 	pp := testPos(b)
+	if !pp.IsValid() {
+		// The test before is constant too (case true: case true:, or
+		// the switch's first case after other code): the case after
+		// the one it evaluates.
+		for _, pr := range b.Preds {
+			if len(pr.Succs) == 2 && pr.Succs[1] == b {
+				if v, ok := c.constantCaseAfterN(pr, n-1); ok {
+					pp = v.Pos()
+					break
+				}
+			}
+		}
+	}
 	if !pp.IsValid() {
 		return nil, false
 	}

@@ -75,8 +75,30 @@ outer:
 		s += q.sum()
 		q.k ^= 8
 	}
+	s += nestedRanges(a)
 	println(s, n)
 }
+
+// nestedRanges's outer loop's done block has no position, and neither has
+// its header: it is found through the loop's body.
+func nestedRanges(a []int) int {
+	x, y := len(a), 0
+	for _, u := range []int{0, x, 0} {
+		y += u
+		for _, v := range []int{0, x, 3} {
+			y += v
+			for i := 0; i < 4; i = step(i) {
+				x += i
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		x += i
+	}
+	return x + y
+}
+
+func step(i int) int { return i + 1 }
 
 // seq's loops call in their init statement and condition, right after a
 // small leaf's call: each callee's entry must be its own, sampled in exact

@@ -127,6 +127,7 @@ func main() {
 	}
 	for i := 0; i < 12; i++ {
 		s += nested(rune('u'+i%3), i) + constantOperand(i-6)
+		s += constantChain(i, i%3) + innerDone(i)
 	}
 	println(s)
 }
@@ -142,6 +143,58 @@ func constantOperand(a int) int {
 		n = 2
 	}
 	return n
+}
+
+// constantChain's inner switch has two constant tests in a row, the
+// first after other code in its block: go/ssa keeps both as Ifs on
+// constants, without positions, and the second's block is found from the
+// first.
+func constantChain(a, y int) int {
+	x := a % 5
+	switch a % 4 {
+	case 0:
+		x++
+	case 2, 3:
+		x += a
+		switch {
+		case 4%2 != 2:
+		case (5%2 != 0 || flag(a)):
+		case x*1+y%2 > 0:
+		}
+		y -= a
+	}
+	return x + y
+}
+
+// innerDone's inner switch ends in empty clauses, so its done block holds
+// only a jump, whose first predecessor begins before the switch (with the
+// loop's body); the defer keeps its weight from moving to that block.
+func innerDone(a int) (r int) {
+	x, y := a%5, a%3
+	switch {
+	case y%4 > 0:
+		defer func() { y += len(pick(nil, a)) }()
+	case 4*1+y%2 < 2:
+		for _, v := range []int{1, x, 4} {
+			y += v
+			switch y % 4 {
+			case 1:
+				fallthrough
+			case 2:
+			}
+			for k := 0; k < int(flagInt(k)); k++ {
+				x += k
+			}
+		}
+	}
+	return x + y
+}
+
+func flagInt(i int) int8 {
+	if flag(i) {
+		return 2
+	}
+	return 1
 }
 
 // flag is a call in a case expression of a switch that begins a clause's
