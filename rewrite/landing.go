@@ -535,9 +535,32 @@ func testOf(b *ssa.BasicBlock) ssa.Instruction {
 					return sel
 				}
 			}
+			if nilCase(b) == instr {
+				return instr
+			}
 		}
 	}
 	return nil
+}
+
+// nilCase returns the comparison of a type switch's operand with nil
+// that ends b (the test of "case nil", positioned on the nil), or nil.
+func nilCase(b *ssa.BasicBlock) *ssa.BinOp {
+	if len(b.Instrs) == 0 {
+		return nil
+	}
+	test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok {
+		return nil
+	}
+	bin, ok := test.Cond.(*ssa.BinOp)
+	if !ok || bin.Op != token.EQL || bin.Block() != b || !bin.Pos().IsValid() || !types.IsInterface(bin.X.Type()) {
+		return nil
+	}
+	if k, ok := bin.Y.(*ssa.Const); !ok || !k.IsNil() {
+		return nil
+	}
+	return bin
 }
 
 // put charges w at the landing point at of a block and reports it.

@@ -6,6 +6,7 @@ package rewrite
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
@@ -20,6 +21,11 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 		case "typeswitch":
 			if ta, ok := testOf(pr).(*ssa.TypeAssert); ok {
 				if cl, ok := enclosing(c, ta.Pos(), func(cl *ast.CaseClause) bool { return cl.Case == ta.Pos() }); ok {
+					return cl, true
+				}
+			}
+			if bin := nilCase(pr); bin != nil && len(pr.Succs) == 2 && pr.Succs[0] == b {
+				if cl, _, ok := c.nilClause(bin); ok {
 					return cl, true
 				}
 			}
@@ -208,6 +214,23 @@ func (c *funcCtx) constantFirst(e ast.Expr) bool {
 	}
 }
 
+// nilClause returns the type switch clause whose list holds the nil that
+// bin compares with, and its index there.
+func (c *funcCtx) nilClause(bin *ssa.BinOp) (*ast.CaseClause, int, bool) {
+	cl, ok := enclosing(c, bin.Pos(), func(cl *ast.CaseClause) bool {
+		return slices.ContainsFunc(cl.List, func(e ast.Expr) bool { return e.Pos() == bin.Pos() })
+	})
+	if !ok {
+		return nil, 0, false
+	}
+	if path := c.pathTo(cl.Pos()); len(path) < 3 {
+		return nil, 0, false
+	} else if _, ok := path[2].(*ast.TypeSwitchStmt); !ok {
+		return nil, 0, false // (an expression switch's case nil)
+	}
+	return cl, slices.IndexFunc(cl.List, func(e ast.Expr) bool { return e.Pos() == bin.Pos() }), true
+}
+
 // noMatch returns where the code of a type switch's or select's last
 // "next" block without a test runs: the default clause, or after the
 // statement.
@@ -322,42 +345,39 @@ func (c *funcCtx) chargeCaseTest(b *ssa.BasicBlock, p *FuncPlan, kind string, w 
 				break
 			}
 		}
-		if ta == nil {
+		// The clause tested, and the index in its list of the type
+		// tested (a type switch lists no type twice).
+		var tested *ast.CaseClause
+		rank := -1
+		if ta != nil {
+			// ta.Pos() is the case keyword of the clause being tested.
+			tested, _ = enclosing(c, ta.Pos(), func(cl *ast.CaseClause) bool { return cl.Case == ta.Pos() })
+			if tested != nil {
+				for i, e := range tested.List {
+					if t := c.info.TypeOf(e); t != nil && types.Identical(t, ta.AssertedType) {
+						rank = i
+					}
+				}
+			}
+		} else if bin := nilCase(b); bin != nil {
+			tested, rank, _ = c.nilClause(bin)
+		}
+		if tested == nil || rank < 0 {
 			return false
 		}
-		sw, ok := enclosing(c, ta.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
+		sw, ok := enclosing(c, tested.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
 		if !ok {
 			return false
 		}
-		// ta.Pos() is the case keyword of the clause being tested; which of
-		// its types is tested is the rank of b among the tests of that clause.
 		var clauses []*ast.CaseClause
 		for _, s := range sw.Body.List {
 			clauses = append(clauses, s.(*ast.CaseClause))
 		}
-		ci := -1
-		for i, cl := range clauses {
-			if cl.Case == ta.Pos() {
-				ci = i
-			}
-		}
+		ci := slices.Index(clauses, tested)
 		if ci < 0 {
 			return false
 		}
-		rank := 0
-		for _, ob := range c.fn.Blocks {
-			if ob == b {
-				break
-			}
-			if ob.Comment == "typeswitch.next" && len(ob.Instrs) > 0 {
-				if t, ok := ob.Instrs[0].(*ssa.TypeAssert); ok && t.Pos() == ta.Pos() {
-					rank++
-				}
-			}
-		}
-		if ci == firstNonDefault(clauses) {
-			rank++ // the clause's first test is in the block before the switch's first next
-		}
+		// b runs for the type it tests and those after it.
 		for i := ci; i < len(clauses); i++ {
 			cl := clauses[i]
 			if cl.List == nil {

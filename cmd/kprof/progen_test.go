@@ -16,9 +16,14 @@ import (
 // switches with fallthrough, type switches, selects, defers, early
 // returns, && and || with calls), each beginning the body of another.
 // Every program terminates: a function calls only functions after it, and
-// only small leaves inside loops.
+// only small leaves inside loops. The second generation (ext) adds switch
+// init statements, type switch cases that list several types or nil,
+// forward gotos, selects with a send case, range-over-func loops and
+// calls of a generic function; the first's programs stay as they were for
+// its seeds.
 type progen struct {
 	r     *rand.Rand
+	ext   bool // second generation
 	b     strings.Builder
 	fn    int // the function being written
 	funcs int
@@ -36,13 +41,19 @@ func (g *progen) p(format string, args ...any) {
 // in the last function.
 func (g *progen) call() string {
 	if len(g.loops) > 0 || g.fn == g.funcs-1 || g.r.IntN(3) == 0 {
-		switch g.r.IntN(4) {
+		n := 4
+		if g.ext {
+			n = 5
+		}
+		switch g.r.IntN(n) {
 		case 0:
 			return fmt.Sprintf("leaf(%s)", g.atom())
 		case 1:
 			return fmt.Sprintf("(pair{%s, %s}).sum()", g.atom(), g.atom())
 		case 2:
 			return fmt.Sprintf("shape(%s).area()", g.atom())
+		case 4:
+			return fmt.Sprintf("gmax(%s, %s)", g.atom(), g.atom())
 		default:
 			return fmt.Sprintf("small(%s)", g.atom())
 		}
@@ -103,7 +114,11 @@ func (g *progen) nested() int {
 }
 
 func (g *progen) stmt() {
-	kind := g.r.IntN(14)
+	n := 14
+	if g.ext {
+		n = 19
+	}
+	kind := g.r.IntN(n)
 	if g.depth > 2 {
 		kind = 0
 	}
@@ -201,6 +216,64 @@ func (g *progen) stmt() {
 		}
 	case 13:
 		g.p("x, y = y%%11, x%%13+%s", g.expr())
+	case 14:
+		g.tmp++
+		z := fmt.Sprintf("z%d", g.tmp)
+		if g.r.IntN(2) == 0 {
+			g.p("switch %s := %s; %s %% 4 {", z, g.expr(), z)
+			g.p("case 0:")
+			g.in(func() { g.p("x += %s", z); g.stmts(g.nested()) })
+			g.p("case 1, 2:")
+			g.in(func() { g.stmts(g.nested()) })
+		} else {
+			g.p("switch %s := %s; {", z, g.expr())
+			g.p("case %s > %d:", z, g.r.IntN(4))
+			g.in(func() { g.p("y += %s", z); g.stmts(g.nested()) })
+			g.p("case %s:", g.cond())
+			g.in(func() { g.stmts(g.nested()) })
+		}
+		g.p("}")
+	case 15:
+		g.tmp++
+		v := fmt.Sprintf("t%d", g.tmp)
+		g.p("switch %s := box(%s).(type) {", v, g.expr())
+		g.p("case int, string:")
+		g.in(func() { g.p("_ = %s", v); g.stmts(g.nested()) })
+		g.p("case nil:")
+		g.in(func() { g.p("y++") })
+		g.p("default:")
+		g.in(func() { g.stmts(g.nested()) })
+		g.p("}")
+	case 16:
+		// A forward goto to a label after the statements it skips (none
+		// declares a variable in this block).
+		g.label++
+		l := fmt.Sprintf("G%d", g.label)
+		g.p("if %s {", g.cond())
+		g.in(func() { g.p("goto %s", l) })
+		g.p("}")
+		g.stmts(g.nested())
+		g.b.WriteString(l + ":\n")
+		g.p("x++")
+	case 17:
+		g.p("select {")
+		// (At most one case is ready: the choice is not random.)
+		g.p("case sink(a) <- x:")
+		g.in(func() { g.p("y++"); g.stmts(g.nested()) })
+		g.p("case v := <-ready(a):")
+		g.in(func() { g.p("x += v"); g.stmts(g.nested()) })
+		g.p("default:")
+		g.in(func() { g.stmts(g.nested()) })
+		g.p("}")
+	case 18:
+		g.tmp++
+		v := fmt.Sprintf("v%d", g.tmp)
+		g.p("for %s := range upto(small(%s)) {", v, g.atom())
+		g.loop("", func() {
+			g.p("y += %s", v)
+			g.stmts(g.nested())
+		})
+		g.p("}")
 	}
 }
 
@@ -305,6 +378,30 @@ func ready(n int) chan int {
 	return c
 }
 
+func sink(n int) chan int {
+	if n%2 != 0 {
+		return nil
+	}
+	return make(chan int, 1)
+}
+
+func upto(n int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func gmax[T int | int8 | float64](a, b T) T {
+	if a > b {
+		return a
+	}
+	return b
+}
+
 func main() {
 	s := 0
 	for i := 0; i < 4; i++ {
@@ -322,9 +419,10 @@ func main() {
 }
 
 // TestGeneratedOracle checks exact mode against the oracle on programs
-// progen writes (fixed seeds; KPROF_PROGEN=N runs N more, from seed 100,
-// and keeps each failing program's directory; KPROF_ORACLE_DIR=DIR checks
-// DIR's program instead).
+// progen writes (fixed seeds of both generations; KPROF_PROGEN=N runs N
+// more of each, from seed 100, and keeps each failing program's directory,
+// $TMPDIR/progen-SEED or progen2-SEED; KPROF_ORACLE_DIR=DIR checks DIR's
+// program instead).
 func TestGeneratedOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and interprets several programs")
@@ -335,20 +433,35 @@ func TestGeneratedOracle(t *testing.T) {
 		checkOracle(t, kprofBin, dir, "")
 		return
 	}
-	seeds := []uint64{1, 2, 3, 101, 105, 106, 107, 110, 113, 114, 139, 141, 153} // (all but 3 found a bug)
-	if n := os.Getenv("KPROF_PROGEN"); n != "" {
+	type seed struct {
+		ext bool
+		n   uint64
+	}
+	var seeds []seed
+	for _, n := range []uint64{1, 2, 3, 101, 105, 106, 107, 110, 113, 114, 139, 141, 153} { // (all but 3 found a bug)
+		seeds = append(seeds, seed{false, n})
+	}
+	for _, n := range []uint64{1, 2, 3} {
+		seeds = append(seeds, seed{true, n})
+	}
+	keep := os.Getenv("KPROF_PROGEN") != ""
+	if keep {
 		var k int
-		fmt.Sscan(n, &k)
+		fmt.Sscan(os.Getenv("KPROF_PROGEN"), &k)
 		for i := range k {
-			seeds = append(seeds, uint64(100+i))
+			seeds = append(seeds, seed{false, uint64(100 + i)}, seed{true, uint64(100 + i)})
 		}
 	}
-	for _, seed := range seeds {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			g := &progen{r: rand.New(rand.NewPCG(seed, 7)), funcs: 4}
+	for _, sd := range seeds {
+		name := fmt.Sprint(sd.n)
+		if sd.ext {
+			name = fmt.Sprint("2-", sd.n)
+		}
+		t.Run(name, func(t *testing.T) {
+			g := &progen{r: rand.New(rand.NewPCG(sd.n, 7)), funcs: 4, ext: sd.ext}
 			dir := t.TempDir()
-			if os.Getenv("KPROF_PROGEN") != "" {
-				dir = filepath.Join(os.TempDir(), fmt.Sprintf("progen-%d", seed))
+			if keep {
+				dir = filepath.Join(os.TempDir(), fmt.Sprintf("progen-%s", name))
 				os.MkdirAll(dir, 0o777)
 			}
 			if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(g.program()), 0o666); err != nil {
@@ -358,7 +471,7 @@ func TestGeneratedOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkOracle(t, kprofBin, dir, "")
-			if !t.Failed() && os.Getenv("KPROF_PROGEN") != "" {
+			if !t.Failed() && keep {
 				os.RemoveAll(dir)
 			}
 		})

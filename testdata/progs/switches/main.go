@@ -114,7 +114,7 @@ func main() {
 	xs := []interface{}{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
 	s := 0
 	for _, x := range xs {
-		s += classify(x) + kind(x)
+		s += classify(x) + kind(x) + nilCases(x)
 	}
 	for i := int64(-1); i < 9; i++ {
 		s += int(grade(i))
@@ -141,6 +141,26 @@ func constantOperand(a int) int {
 		n = 1
 	case a < -5:
 		n = 2
+	}
+	return n
+}
+
+// nilCases tests nil among types: go/ssa compares with nil, positioned on
+// the nil, where it asserts the others, positioned on the case keyword.
+func nilCases(x interface{}) int {
+	n := 0
+	switch v := x.(type) {
+	case int, string:
+		_ = v
+		n++
+	case nil:
+		n += 2
+	default:
+	}
+	switch x.(type) {
+	case bool, nil, sq:
+		n += 3
+	case rect:
 	}
 	return n
 }
