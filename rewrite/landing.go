@@ -432,7 +432,17 @@ func ifPos(b *ssa.BasicBlock) token.Pos {
 // where nothing matched, on what runs then (noMatch).
 func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.Pos, kind, part string) (Point, bool, bool) {
 	if part == "body" {
-		cl, ok := c.clause(pos)
+		var cl ast.Node
+		ok := false
+		if kind == "typeswitch" {
+			// The test that jumps here names the clause. (The first
+			// position of a body that captures the switch's variable
+			// is the variable's, in the switch's header.)
+			cl, ok = c.clauseOfTest(b, kind)
+		}
+		if !ok {
+			cl, ok = c.clause(pos)
+		}
 		if !ok && !pos.IsValid() {
 			cl, ok = c.clauseOfTest(b, kind)
 		}

@@ -19,12 +19,15 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 	for _, pr := range b.Preds {
 		switch kind {
 		case "typeswitch":
+			if len(pr.Succs) != 2 || pr.Succs[0] != b {
+				continue // (the default clause follows the last test's failure)
+			}
 			if ta, ok := testOf(pr).(*ssa.TypeAssert); ok {
 				if cl, ok := enclosing(c, ta.Pos(), func(cl *ast.CaseClause) bool { return cl.Case == ta.Pos() }); ok {
 					return cl, true
 				}
 			}
-			if bin := nilCase(pr); bin != nil && len(pr.Succs) == 2 && pr.Succs[0] == b {
+			if bin := nilCase(pr); bin != nil {
 				if cl, _, ok := c.nilClause(bin); ok {
 					return cl, true
 				}
@@ -214,6 +217,20 @@ func (c *funcCtx) constantFirst(e ast.Expr) bool {
 	}
 }
 
+// typeTested returns the value whose type the first test in b tests (a
+// type assertion with ok, or a comparison with nil that ends b), or nil.
+func typeTested(b *ssa.BasicBlock) ssa.Value {
+	for _, instr := range b.Instrs {
+		if t, ok := instr.(*ssa.TypeAssert); ok && t.CommaOk {
+			return t.X
+		}
+	}
+	if bin := nilCase(b); bin != nil {
+		return bin.X
+	}
+	return nil
+}
+
 // nilClause returns the type switch clause whose list holds the nil that
 // bin compares with, and its index there.
 func (c *funcCtx) nilClause(bin *ssa.BinOp) (*ast.CaseClause, int, bool) {
@@ -364,6 +381,15 @@ func (c *funcCtx) chargeCaseTest(b *ssa.BasicBlock, p *FuncPlan, kind string, w 
 		}
 		if tested == nil || rank < 0 {
 			return false
+		}
+		// A test follows the test of the clause before it, of the same
+		// operand; a block that asserts another value is the body of
+		// a default clause that begins with a type switch, which
+		// go/ssa fused into the last test's block.
+		for _, pr := range b.Preds {
+			if x := typeTested(pr); x != nil && x != typeTested(b) {
+				return false
+			}
 		}
 		sw, ok := enclosing(c, tested.Pos(), func(*ast.TypeSwitchStmt) bool { return true })
 		if !ok {

@@ -114,7 +114,7 @@ func main() {
 	xs := []interface{}{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
 	s := 0
 	for _, x := range xs {
-		s += classify(x) + kind(x) + nilCases(x)
+		s += classify(x) + kind(x) + nilCases(x) + defaultSwitch(x, len(xs)+s%3)
 	}
 	for i := int64(-1); i < 9; i++ {
 		s += int(grade(i))
@@ -161,6 +161,35 @@ func nilCases(x interface{}) int {
 	case bool, nil, sq:
 		n += 3
 	case rect:
+	}
+	switch t := x.(type) {
+	case int:
+		// (A closure captures t: the body begins with t's allocation,
+		// positioned in the switch's header.)
+		f := func() int { return t + 1 }
+		n += f()
+	case nil, string:
+		n--
+	}
+	return n
+}
+
+// defaultSwitch's default clause begins with another type switch: go/ssa
+// fuses it into the block of the last test, which asserts another value.
+func defaultSwitch(u interface{}, i int) int {
+	n := 0
+	switch t := u.(type) {
+	case int:
+		n += t
+	case string:
+		n += len(t)
+	default:
+		switch w := box(i).(type) {
+		case int:
+			n += w
+		case string:
+			n -= len(w)
+		}
 	}
 	return n
 }
