@@ -595,6 +595,19 @@ func (c check) localCheck() string {
 // compiler moves a tick's charge to the accumulator where that is exact:
 // KprofFoldLate.)
 func (c check) tick() string {
+	if c.post && c.exitEntry == "" && c.inRange == "" {
+		// A final check after the charge (a range-over-func body's
+		// block that calls: its callee must not find the body's
+		// instructions pending, see checks.go): T, then TC charging
+		// nothing.
+		pre := ""
+		if c.pre {
+			first := c
+			first.post, first.n = false, 0
+			pre = first.tick() + " && "
+		}
+		return fmt.Sprintf("(%s%s.T(%d) && %s.TC(0, %s))", pre, counterAlias, c.n, counterAlias, c.name(c.postWho))
+	}
 	if c.pre && c.depth != "" && c.preWho != "nil" {
 		if c.loose {
 			return fmt.Sprintf("%s.TCLW(%d, %s, %s)", counterAlias, c.n, c.preWho, c.depth)

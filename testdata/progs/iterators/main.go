@@ -96,6 +96,32 @@ func main() {
 	s += firstOver(100, 50)
 	a, b := pairs(20, 42)
 	f, t := search(30, 1000)
-	s += a + b + f + t + skipper(6) + breaker(8)
+	s += a + b + f + t + skipper(6) + breaker(8) + ticked(12)
 	println(s)
+}
+
+type pt struct{ x, y int }
+
+func (p pt) sum() int { return p.x + p.y }
+
+// ticked's body charges a block that calls in a case expression, a
+// tick: it checks after the charge, so that the call does not find the
+// body's instructions pending, and a function literal in the body is a
+// function of its own, not a body.
+func ticked(n int) int {
+	s := 0
+	for v := range count(n) {
+		s += v
+		if (pt{v, s}).sum()%3 == 1 {
+			goto next
+		}
+		switch {
+		case (s+pt{v, 1}.sum())%2 == 0:
+			s++
+		}
+		s += func() int { return square(v) % 5 }()
+	next:
+		s--
+	}
+	return s
 }
