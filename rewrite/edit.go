@@ -738,7 +738,13 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 			f.Insert(e.End(), rankClose, fmt.Sprintf("}[%s.I(%s)]", counterAlias, c.tick()))
 			return
 		}
-		if chk && c.depth != "" && c.preWho != "nil" {
+		if c.post && c.exitEntry == "" && c.inRange == "" {
+			// A final check after the charge, before the value's calls
+			// (a range-over-func body's block: see tick): the tick as
+			// V's first argument, which Go evaluates before the
+			// value's calls.
+			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](int64(%s.I(%s)), ", counterAlias, ts, counterAlias, c.tick()))
+		} else if chk && c.depth != "" && c.preWho != "nil" {
 			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VCW[%s](%d, %s, %s, ", counterAlias, ts, n, c.preWho, c.depth))
 		} else if chk {
 			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VC[%s](%d, %s, ", counterAlias, ts, n, c.preWho))

@@ -122,6 +122,16 @@ func ticked(n int) int {
 		s += func() int { return square(v) % 5 }()
 	next:
 		s--
+		// Case values that call: each value's block is charged and
+		// checked before the value's calls.
+		switch v % 3 {
+		case square(v) % 3:
+			s += 2
+		case (pt{v, s}).sum() % 3:
+			s -= 2
+		case square(s+1) % 3:
+			s *= 2
+		}
 	}
 	return s
 }
