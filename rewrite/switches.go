@@ -452,7 +452,10 @@ func (c *funcCtx) chargeCaseTest(b *ssa.BasicBlock, p *FuncPlan, kind string, w 
 			if ob == b {
 				break
 			}
-			if ob.Comment == "select.next" && testsSelect(ob, sel) {
+			// (The block that evaluates the select tests its first
+			// index, whatever its comment: the default clause of an
+			// enclosing select, fused into that one's last test.)
+			if ob.Comment == "select.next" && ob != sel.Block() && testsSelect(ob, sel) {
 				rank++
 			}
 		}

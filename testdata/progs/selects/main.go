@@ -21,7 +21,7 @@ func main() {
 		if i%4 == 0 {
 			a <- i
 		}
-		s += pick(a, b, i)
+		s += pick(a, b, i) + nested(i)
 		if i%5 == 0 {
 			select {
 			case <-b:
@@ -35,4 +35,34 @@ func main() {
 	case a <- 1:
 	}
 	println(s, <-a)
+}
+
+// nested's default clause begins with a select, which go/ssa fuses into
+// the outer select's test: that block tests the inner select's first
+// index, and the inner's other tests follow it.
+func nested(i int) int {
+	x, y := i%5, i%3
+	ready := make(chan int, 1)
+	var none chan int
+	if i%2 == 1 {
+		ready <- i
+	}
+	sink := make(chan int, 1)
+	if i%2 == 1 {
+		sink = nil // (one case at most is ready: the choice is not random)
+	}
+	select {
+	case v := <-none:
+		x += v
+	default:
+		select {
+		case sink <- x:
+			y++
+		case v := <-ready:
+			x += v
+		default:
+		}
+		y++
+	}
+	return x + y
 }
