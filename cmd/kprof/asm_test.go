@@ -461,3 +461,44 @@ func main() { fmt.Println(sqSum(1, 40)) }
 		t.Errorf("main.sqSum never writes the count (its return flushes)")
 	}
 }
+
+// TestMergedChecks checks that the patched inliner merges the checks of
+// small leaves inlined in a row into one (toolchain/patches/go1.26/compile/
+// inline, kprofMerge), where nothing between them reads or changes the
+// count, and only there: kprof build -gcflags=-m=2 reports each merge at
+// the chain's last leaf. testdata/progs/chains holds the shapes that merge
+// (ORed loads in a loop condition, getters in a comparison, leaves in
+// consecutive statements, generic and method leaves, each also inlined
+// into main) and those that must not (main.cut: a call between two
+// leaves, leaves on either side of && and ||, a leaf in a branch). That
+// the merged code counts exactly is TestExactAgainstOracle's (the program
+// is one of its oracle programs).
+func TestMergedChecks(t *testing.T) {
+	kprofBin := buildKprof(t)
+	dir, _ := filepath.Abs("../../testdata/progs/chains")
+	out, err := runCmd(dir, nil, kprofBin, "build", "-o", filepath.Join(t.TempDir(), "chains"), "-pkgs", "main", "-gcflags=-m=2", ".")
+	if err != nil {
+		t.Fatalf("kprof build: %v\n%s", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, ": kprof: one check for "); i >= 0 {
+			pos := strings.TrimPrefix(line[:i], "./")
+			pos = pos[:strings.LastIndex(pos, ":")] // file:line
+			got = append(got, pos+" "+strings.TrimSuffix(line[i+len(": kprof: one check for "):], " inlined leaves"))
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"main.go:123 4", // closer, inlined into main
+		"main.go:130 3", // norms, inlined into main
+		"main.go:132 6", // mixed, inlined into main
+		"main.go:23 4",  // ascii's loop condition
+		"main.go:44 4",  // closer's comparison
+		"main.go:59 3",  // norms' statements
+		"main.go:93 6",  // mixed's generic and method leaves
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("merged checks (file:line leaves):\n got %q\nwant %q\n%s", got, want, out)
+	}
+}

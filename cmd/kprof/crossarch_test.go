@@ -25,6 +25,7 @@ var crossArch = []struct {
 }{
 	{dir: "testdata/determinism"},
 	{dir: "testdata/progs/branches"},
+	{dir: "testdata/progs/chains"},
 	{dir: "testdata/progs/clears"},
 	{dir: "testdata/progs/closures"},
 	{dir: "testdata/progs/defers"},

@@ -314,6 +314,7 @@ func KprofFoldLate() {
 		return cmp.Compare(kprofNested(a), kprofNested(b))
 	})
 	folded := map[*ir.InlinedCallExpr]bool{}
+	fns := map[*ir.Func]bool{}
 	for _, c := range kprofCands {
 		var charges []*ir.InlinedCallExpr
 		var checks []kprofCheck
@@ -331,12 +332,14 @@ func KprofFoldLate() {
 		}
 		for _, k := range checks {
 			k.fold(c.kp)
+			kprofMerges.foldedCheck(k, c.kp)
 		}
 		for _, r := range charges {
 			// counter.C(n) and T(n) subtract n from the count (T then
 			// returns true): they add n to the accumulator, an int64 too.
 			add := ir.NewAssignOpStmt(r.Pos(), ir.OADD, c.kp, kprofCounterInl[r].Args[0])
 			add.SetTypecheck(1)
+			kprofMerges.foldedCharge(r, c.kp)
 			r.Body = ir.Nodes{add}
 			if len(r.ReturnVars) == 0 {
 				// A charge, a statement: its parameter's binding goes too.
@@ -349,8 +352,10 @@ func KprofFoldLate() {
 			}
 		}
 		folded[c.res] = true
+		fns[c.fn] = true
 	}
 	kprofDropQuietFlushes(folded)
+	kprofMerges.run(fns)
 	kprofCands = nil
 	clear(kprofCounterInl)
 	clear(kprofFlushed)
