@@ -197,8 +197,10 @@ func T(n int64) bool {
 // tick on a switch case value v of type T in a file below go1.18, where V
 // cannot be instantiated. (A function literal called in place would do
 // too, but would shift the numbers of the function's other literals,
-// which runtime.Caller and stack traces show.)
-func I(t bool) int { return 0 }
+// which runtime.Caller and stack traces show.) "V[T](I(tick), v)" is a
+// tick evaluated before v's calls. Its result is an int64 so that neither
+// needs a conversion whose type name a local may shadow.
+func I(t bool) int64 { return 0 }
 
 // TC is T preceded by a granularity check; self is the running function
 // when it is a leaf, nil otherwise.

@@ -83,9 +83,11 @@ type dispatchCase struct {
 const tableSpan = 256
 
 // stmt returns the dispatch, adding the table it needs, if any, to f.
-func (d *valueDispatch) stmt(f *fileEmitter) string {
+func (d *valueDispatch) stmt(f *fileEmitter, pos token.Pos) string {
 	var b strings.Builder
-	if !d.tableOK() {
+	if !d.tableOK() || !f.universal(pos, "int64", "uint8", d.elem()) {
+		// (The table's text names these types: a local of one of
+		// those names would hide it.)
 		fmt.Fprintf(&b, "switch %s { ", d.tag)
 		for _, c := range d.cases {
 			fmt.Fprintf(&b, "case %s: %s", c.text, check{n: c.n, local: d.local}.stmt())
@@ -191,7 +193,7 @@ func (f *fileEmitter) emitFunc(p *FuncPlan, id int) {
 	}
 	for _, cl := range f.valueOrder {
 		d := f.valueCases[cl]
-		f.Insert(cl.Colon+1, rankStmt, d.stmt(f))
+		f.Insert(cl.Colon+1, rankStmt, d.stmt(f, cl.Colon+1))
 	}
 	if ps := f.pending[p.Body.Lbrace+1]; yield && ps != nil {
 		// What is pending where a range-over-func body starts was run by
@@ -743,7 +745,7 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 			// (a range-over-func body's block: see tick): the tick as
 			// V's first argument, which Go evaluates before the
 			// value's calls.
-			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](int64(%s.I(%s)), ", counterAlias, ts, counterAlias, c.tick()))
+			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.V[%s](%s.I(%s), ", counterAlias, ts, counterAlias, c.tick()))
 		} else if chk && c.depth != "" && c.preWho != "nil" {
 			f.Insert(e.Pos(), rankOpen, fmt.Sprintf("%s.VCW[%s](%d, %s, %s, ", counterAlias, ts, n, c.preWho, c.depth))
 		} else if chk {

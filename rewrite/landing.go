@@ -531,6 +531,9 @@ func (c *funcCtx) landAt(p *FuncPlan, pos token.Pos, w int64) (Point, bool) {
 // testOf returns the type switch test or select of a block that decides
 // which clause runs.
 func testOf(b *ssa.BasicBlock) ssa.Instruction {
+	if t := assertTested(b); t != nil {
+		return t
+	}
 	for _, instr := range b.Instrs {
 		switch instr := instr.(type) {
 		case *ssa.TypeAssert:
@@ -551,6 +554,29 @@ func testOf(b *ssa.BasicBlock) ssa.Instruction {
 		}
 	}
 	return nil
+}
+
+// assertTested returns the comma-ok type assertion whose ok the If that
+// ends b tests, if any: a type switch's test, which an earlier comma-ok
+// assertion in the same block ("_, ok := u.(T)" before the switch) is
+// not.
+func assertTested(b *ssa.BasicBlock) *ssa.TypeAssert {
+	if len(b.Instrs) == 0 {
+		return nil
+	}
+	test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok {
+		return nil
+	}
+	ex, ok := test.Cond.(*ssa.Extract)
+	if !ok || ex.Index != 1 {
+		return nil
+	}
+	t, ok := ex.Tuple.(*ssa.TypeAssert)
+	if !ok || !t.CommaOk {
+		return nil
+	}
+	return t
 }
 
 // nilCase returns the comparison of a type switch's operand with nil

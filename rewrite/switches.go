@@ -220,6 +220,9 @@ func (c *funcCtx) constantFirst(e ast.Expr) bool {
 // typeTested returns the value whose type the first test in b tests (a
 // type assertion with ok, or a comparison with nil that ends b), or nil.
 func typeTested(b *ssa.BasicBlock) ssa.Value {
+	if t := assertTested(b); t != nil {
+		return t.X
+	}
 	for _, instr := range b.Instrs {
 		if t, ok := instr.(*ssa.TypeAssert); ok && t.CommaOk {
 			return t.X

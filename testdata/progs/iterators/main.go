@@ -96,7 +96,7 @@ func main() {
 	s += firstOver(100, 50)
 	a, b := pairs(20, 42)
 	f, t := search(30, 1000)
-	s += a + b + f + t + skipper(6) + breaker(8) + ticked(12)
+	s += a + b + f + t + skipper(6) + breaker(8) + ticked(12) + shadowed(12)
 	println(s)
 }
 
@@ -131,6 +131,29 @@ func ticked(n int) int {
 			s -= 2
 		case square(s+1) % 3:
 			s *= 2
+		}
+	}
+	return s
+}
+
+// shadowed's locals hide the predeclared int64 and uint8, which the text
+// of a case value's tick and of a dispatch table must not name.
+func shadowed(n int) int {
+	s := 0
+	int64, uint8 := 2, 3
+	for v := range count(n) {
+		s += v
+		switch v % 3 {
+		case 0:
+			s++
+		case square(s) % 3:
+			s += int64
+		}
+		switch v {
+		case 1, 2, 3, 4:
+			s += uint8
+		case 5:
+			s--
 		}
 	}
 	return s

@@ -128,6 +128,7 @@ func main() {
 	for i := 0; i < 12; i++ {
 		s += nested(rune('u'+i%3), i) + constantOperand(i-6)
 		s += constantChain(i, i%3) + innerDone(i)
+		s += assertedBefore(box(i+1), i) + assertedInInit(box(i+2), i) + assertedInClause(box(i), i)
 	}
 	println(s)
 }
@@ -294,4 +295,59 @@ func pick(ch chan int, i int) chan int {
 		return ch
 	}
 	return nil
+}
+
+// assertedBefore asserts in the block that tests the type switch's first
+// case, before it: the switch's test is the assertion the block's branch
+// reads, not the first one.
+func assertedBefore(u interface{}, i int) int {
+	n := 0
+	_, isS := u.(string)
+	switch w := box(i).(type) {
+	case int:
+		n += w
+	case string:
+		n += len(w)
+	}
+	if isS {
+		n++
+	}
+	return n
+}
+
+// assertedInInit asserts in the switch's init, and its bodies capture the
+// switch's variable.
+func assertedInInit(u interface{}, i int) int {
+	n := 0
+	switch _, ok := u.(string); w := box(i).(type) {
+	case int:
+		if ok {
+			n++
+		}
+		n += func() int { return w * 2 }()
+	case string:
+		n += len(w)
+	}
+	return n
+}
+
+// assertedInClause holds such a switch in a clause of another.
+func assertedInClause(u interface{}, i int) int {
+	n := 0
+	switch i % 2 {
+	case 0:
+		_, isS := u.(string)
+		switch w := box(i).(type) {
+		case int:
+			n += w
+		case string:
+			n += len(w)
+		}
+		if isS {
+			n += 3
+		}
+	default:
+		n--
+	}
+	return n
 }
