@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
@@ -292,6 +293,15 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	if len(last) == len(b.Preds) {
 		for _, n := range c.pathTo(last[0]) {
 			if s := stmtOfKind(c.info, n, kind); s != nil && holdsAll(s, last) {
+				// Unless a labeled break leaves it for b: then b is
+				// the done block of the statement around it that the
+				// break names (go/ssa drops the inner statement's
+				// empty done block).
+				for _, pr := range b.Preds {
+					if t := c.labeledExit(pr, b); t != nil && stmtOfKind(c.info, t, kind) != nil && t.Pos() <= s.Pos() && s.End() <= t.End() {
+						s = t
+					}
+				}
 				return c.listStmt(s), true
 			}
 		}
@@ -333,6 +343,61 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 		}
 	}
 	return nil, false
+}
+
+// labeledExit returns the statement that a labeled break names, where
+// pr reaches b by that break: pr ends with the test of an if whose body
+// begins with the break, or jumps right before it.
+func (c *funcCtx) labeledExit(pr, b *ssa.BasicBlock) ast.Stmt {
+	p := lastPos(pr)
+	if len(pr.Instrs) == 0 || !p.IsValid() {
+		return nil
+	}
+	path := c.pathTo(p)
+	var br *ast.BranchStmt
+	switch pr.Instrs[len(pr.Instrs)-1].(type) {
+	case *ssa.If:
+		if pr.Succs[0] != b {
+			return nil
+		}
+		for _, n := range path {
+			if ifs, ok := n.(*ast.IfStmt); ok && ifs.Cond.Pos() <= p && p < ifs.Cond.End() && len(ifs.Body.List) > 0 {
+				br, _ = ifs.Body.List[0].(*ast.BranchStmt)
+				break
+			}
+		}
+	case *ssa.Jump:
+		for i, n := range path {
+			var list []ast.Stmt
+			switch n := n.(type) {
+			case *ast.BlockStmt:
+				list = n.List
+			case *ast.CaseClause:
+				list = n.Body
+			case *ast.CommClause:
+				list = n.Body
+			default:
+				continue
+			}
+			if i == 0 {
+				break
+			}
+			st, ok := path[i-1].(ast.Stmt)
+			if j := slices.Index(list, st); ok && j >= 0 && j+1 < len(list) {
+				br, _ = list[j+1].(*ast.BranchStmt)
+			}
+			break
+		}
+	}
+	if br == nil || br.Tok != token.BREAK || br.Label == nil {
+		return nil
+	}
+	for _, n := range path {
+		if ls, ok := n.(*ast.LabeledStmt); ok && ls.Label.Name == br.Label.Name {
+			return ls.Stmt
+		}
+	}
+	return nil
 }
 
 // stmtOfKind returns n if it is a statement whose done blocks go/ssa

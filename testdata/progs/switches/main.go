@@ -129,6 +129,7 @@ func main() {
 		s += nested(rune('u'+i%3), i) + constantOperand(i-6)
 		s += constantChain(i, i%3) + innerDone(i)
 		s += assertedBefore(box(i+1), i) + assertedInInit(box(i+2), i) + assertedInClause(box(i), i)
+		s += breakOut([]int{i, i + 3, i * 5, 7})
 	}
 	println(s)
 }
@@ -350,4 +351,39 @@ func assertedInClause(u interface{}, i int) int {
 		n--
 	}
 	return n
+}
+
+// breakOut leaves an inner switch for the done block of the labeled one
+// around it: go/ssa drops the inner switch's empty done block, so every
+// jump to the outer's done comes from inside the inner one, and the
+// outer's done charge goes after the outer switch, which the breaks skip
+// to, not after the inner one.
+func breakOut(xs []int) int {
+	g := 0
+	for _, v := range xs {
+	L:
+		switch {
+		case v == 7:
+			continue
+		default:
+			switch v % 4 {
+			case 0:
+				g++
+				if v > 4 {
+					break L
+				}
+				g += 2
+			case 1:
+				g--
+				continue
+			case 2:
+				g += 3
+				break L
+			}
+		}
+		for k := 0; k < 2; k++ {
+			g++
+		}
+	}
+	return g
 }
