@@ -469,7 +469,8 @@ func main() { fmt.Println(sqSum(1, 40)) }
 // the chain's last leaf. testdata/progs/chains holds the shapes that merge
 // (ORed loads in a loop condition, getters in a comparison, leaves in
 // consecutive statements, generic and method leaves, each also inlined
-// into main) and those that must not (main.cut: a call between two
+// into main; checks folded into an accumulator and checks that charge the
+// count) and those that must not (main.cut: a call between two
 // leaves, leaves on either side of && and ||, a leaf in a branch). That
 // the merged code counts exactly is TestExactAgainstOracle's (the program
 // is one of its oracle programs).
@@ -490,13 +491,15 @@ func TestMergedChecks(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
-		"main.go:123 4", // closer, inlined into main
-		"main.go:130 3", // norms, inlined into main
-		"main.go:132 6", // mixed, inlined into main
+		"main.go:112 6", // mixed's generic and method leaves
+		"main.go:142 4", // closer, inlined into main
+		"main.go:154 3", // norms, inlined into main
+		"main.go:156 6", // mixed, inlined into main
 		"main.go:23 4",  // ascii's loop condition
 		"main.go:44 4",  // closer's comparison
-		"main.go:59 3",  // norms' statements
-		"main.go:93 6",  // mixed's generic and method leaves
+		"main.go:58 4",  // less's result: the checks charge the count
+		"main.go:68 3",  // norm's statements, between its push and pop
+		"main.go:78 3",  // norms' statements
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("merged checks (file:line leaves):\n got %q\nwant %q\n%s", got, want, out)

@@ -50,6 +50,25 @@ func closer(ps []point) int {
 
 func sq(x int) int { return x * x }
 
+// less compares in its result, after its final check: the getters'
+// checks charge the count, not an accumulator.
+//
+//go:noinline
+func less(a, b point) bool {
+	return a.X()+a.Y() < b.X()+b.Y()
+}
+
+// norm calls leaves in consecutive statements between its push and its
+// pop, where nothing follows to flush an accumulator.
+//
+//go:noinline
+func norm(x, y, z int) int {
+	a := sq(x)
+	b := sq(y)
+	c := sq(z)
+	return a + b + c
+}
+
 // norms sums squares in consecutive statements.
 func norms(v [][3]int) int {
 	t := 0
@@ -121,6 +140,11 @@ func main() {
 		ps[i] = point{i % 17, i % 23}
 	}
 	n += closer(ps)
+	for i := 1; i < len(ps); i++ {
+		if less(ps[i], ps[i-1]) {
+			n += norm(i, n%7, 3)
+		}
+	}
 	v := make([][3]int, 200)
 	xs := make([]int, 200)
 	for i := range v {

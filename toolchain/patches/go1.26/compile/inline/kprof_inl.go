@@ -110,6 +110,7 @@ func kprofScan(fn *ir.Func) bool {
 // last flush keeps its charges in the count. An inlined call inside a body
 // inlined into callerfn is a candidate too, for that body's accumulator.
 func kprofFold(callerfn *ir.Func, call *ir.CallExpr, res *ir.InlinedCallExpr, parent int) {
+	kprofMerges.fns[callerfn] = true
 	name, counter := kprofCallee(call)
 	if counter {
 		kprofCounterInl[res] = call
@@ -314,7 +315,6 @@ func KprofFoldLate() {
 		return cmp.Compare(kprofNested(a), kprofNested(b))
 	})
 	folded := map[*ir.InlinedCallExpr]bool{}
-	fns := map[*ir.Func]bool{}
 	for _, c := range kprofCands {
 		var charges []*ir.InlinedCallExpr
 		var checks []kprofCheck
@@ -352,10 +352,9 @@ func KprofFoldLate() {
 			}
 		}
 		folded[c.res] = true
-		fns[c.fn] = true
 	}
 	kprofDropQuietFlushes(folded)
-	kprofMerges.run(fns)
+	kprofMerges.run()
 	kprofCands = nil
 	clear(kprofCounterInl)
 	clear(kprofFlushed)

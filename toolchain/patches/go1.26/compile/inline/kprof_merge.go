@@ -7,6 +7,7 @@ package inline
 import (
 	"cmd/compile/internal/base"
 	"cmd/compile/internal/ir"
+	"cmd/compile/internal/typecheck"
 	"cmd/compile/internal/types"
 	"go/constant"
 )
@@ -26,17 +27,21 @@ import (
 // user code that the agent does not see (no call, no push, no change of
 // the count between). The last check's own slow path then runs without
 // its test: SED with a count above the accumulator only charges it,
-// which is what keeping it in the accumulator does. A chain is cut by
+// which is what keeping it in the accumulator does. Checks that charge
+// the count itself, where no accumulator takes them (a leaf in a return's
+// result, or in a function with nothing after it to flush one), merge
+// the same way (cutCount). A chain is cut by
 // anything else: a call (intrinsics apart), code of package counter that
 // was not folded, any other use of the accumulator, a branch (each arm
 // of an if, a loop's condition and body, the right operand of && and ||
 // are chains of their own), a label or a jump, and a charge below 0.
 //
-// The counts are those of the unmerged code for every run in which no
-// runtime error panics inside a chain (where one does, the checks before
-// it in the chain have not sampled; the accumulator's charges are lost
-// there anyway: package rewrite's "exact" holds for runs without runtime
-// errors).
+// The profiles are those of the unmerged code for every run in which no
+// runtime error (an index out of range) panics inside a chain: where one
+// does, the checks before it have not sampled, and what they would have
+// taken goes to the next sample's context (an accumulator's charges are
+// lost there anyway; package rewrite's doc: "exact for every run in
+// which no runtime error unwinds a frame").
 type kprofMerger struct {
 	checks  map[*ir.IfStmt]kprofFolded          // folded leaf checks
 	charges map[*ir.InlinedCallExpr]kprofFolded // folded charges (counter.C, T)
@@ -46,6 +51,7 @@ type kprofMerger struct {
 	// charges "_kp + n".
 	consts map[*ir.Name]int64
 	chain  []kprofStep
+	fns    map[*ir.Func]bool // the functions inlined into since the last run
 }
 
 // A kprofFolded is a folded check k or charge: it adds arg to accumulator
@@ -73,6 +79,7 @@ var kprofMerges = kprofMerger{
 	charges: map[*ir.InlinedCallExpr]kprofFolded{},
 	targets: map[*ir.Name]bool{},
 	consts:  map[*ir.Name]int64{},
+	fns:     map[*ir.Func]bool{},
 }
 
 // foldedCheck notes the check k, folded into kp.
@@ -133,18 +140,18 @@ func kprofPlain(x ir.Node, subst map[*ir.Name]int64) bool {
 	})
 }
 
-// run merges the chains of the functions fns, then forgets what was noted.
-func (m *kprofMerger) run(fns map[*ir.Func]bool) {
-	if len(m.checks) > 1 {
-		for fn := range fns {
-			m.list(&fn.Body, nil)
-			m.cut()
-		}
+// run merges the chains of the functions inlined into, then forgets what
+// was noted.
+func (m *kprofMerger) run() {
+	for fn := range m.fns {
+		m.list(&fn.Body, nil)
+		m.cut()
+		clear(m.consts)
 	}
 	clear(m.checks)
 	clear(m.charges)
 	clear(m.targets)
-	clear(m.consts)
+	clear(m.fns)
 	m.chain = nil
 }
 
@@ -165,8 +172,15 @@ func (m *kprofMerger) cut() {
 		return
 	}
 	last := c[len(c)-1]
-	kp := last.kp
 	pos := last.k.ifs.Pos()
+	if base.Flag.LowerM > 1 {
+		base.WarnfAt(pos, "kprof: one check for %d inlined leaves", n)
+	}
+	if last.kp == nil {
+		m.cutCount(c)
+		return
+	}
+	kp := last.kp
 	lit := func(a int64) ir.Node { return ir.NewBasicLit(pos, kp.Type(), constant.MakeInt64(a)) }
 	op := func(o ir.Op, a int64) ir.Node {
 		s := ir.NewAssignOpStmt(pos, o, kp, lit(a))
@@ -185,27 +199,71 @@ func (m *kprofMerger) cut() {
 		}
 		// The check moves to the replay, reading the values the
 		// accumulators it read had; in its place, its charge.
-		var edit func(y ir.Node) ir.Node
-		edit = func(y ir.Node) ir.Node {
-			if n, ok := y.(*ir.Name); ok {
-				if v, known := s.subst[n]; known {
-					return ir.NewBasicLit(y.Pos(), y.Type(), constant.MakeInt64(v))
-				}
-				return y
-			}
-			ir.EditChildren(y, edit)
-			return y
-		}
-		ir.EditChildren(s.k.ifs, edit)
+		m.substitute(s.k.ifs, s.subst)
 		replay.Append(s.k.ifs)
 		(*s.list)[s.i] = op(ir.OADD, s.a)
 	}
 	replay.Append(op(ir.OADD, last.a))
 	replay.Append(last.k.ifs.Body...)
 	last.k.ifs.Body = replay
-	if base.Flag.LowerM > 1 {
-		base.WarnfAt(pos, "kprof: one check for %d inlined leaves", n)
+}
+
+// cutCount merges chain c of checks that charge the count itself (not
+// folded: "if D(a) { SED(0, f, n, self) }", D inlined), with the charges
+// of the count between them (counter.C, T). The checks but the last
+// keep their charges (D, its result unused); the last one's slow path
+// calls the slow paths of all of them in order, each charging first
+// (SED's k) what takes the count to what it was at its check: the first
+// gives back what was charged after it, the others charge what was
+// charged since the one before. A slow path called with the count above
+// 0 only charges k.
+func (m *kprofMerger) cutCount(c []kprofStep) {
+	last := c[len(c)-1]
+	total := int64(0)
+	for _, s := range c {
+		total += s.a
 	}
+	var replay ir.Nodes
+	seen, prev := int64(0), int64(-1) // the charges so far, and up to the check before
+	for j, s := range c {
+		seen += s.a
+		if !s.check {
+			continue
+		}
+		k := seen - prev
+		if prev < 0 {
+			k = -(total - seen)
+		}
+		prev = seen
+		sed := s.k.sed
+		sed.Args[0] = ir.NewBasicLit(sed.Pos(), sed.Args[0].Type(), constant.MakeInt64(k))
+		if j < len(c)-1 {
+			m.substitute(s.k.sed, s.subst)
+			keep := typecheck.Stmt(ir.NewAssignStmt(s.k.ifs.Pos(), ir.BlankNode, s.k.ifs.Cond))
+			(*s.list)[s.i] = keep
+			replay.Append(sed)
+			continue
+		}
+		replay.Append(last.k.ifs.Body...)
+	}
+	last.k.ifs.Body = replay
+}
+
+// substitute replaces, in x, the accumulators of subst with the values
+// they had.
+func (m *kprofMerger) substitute(x ir.Node, subst map[*ir.Name]int64) {
+	var edit func(y ir.Node) ir.Node
+	edit = func(y ir.Node) ir.Node {
+		if n, ok := y.(*ir.Name); ok {
+			if v, known := subst[n]; known {
+				return ir.NewBasicLit(y.Pos(), y.Type(), constant.MakeInt64(v))
+			}
+			return y
+		}
+		ir.EditChildren(y, edit)
+		return y
+	}
+	ir.EditChildren(x, edit)
 }
 
 // step adds a check or a charge of f to the chain, or cuts it.
@@ -261,6 +319,11 @@ func (m *kprofMerger) stmt(list *ir.Nodes, i int, x ir.Node, ret *types.Sym) {
 	case *ir.IfStmt:
 		if f, ok := m.checks[x]; ok {
 			m.step(f, true, list, i)
+			return
+		}
+		if k, ok := kprofLeafCheck(x); ok {
+			r := x.Cond.(*ir.InlinedCallExpr)
+			m.step(kprofFolded{arg: kprofCounterInl[r].Args[0], k: k}, true, list, i)
 			return
 		}
 		m.expr(x.Cond)
@@ -354,6 +417,10 @@ func (m *kprofMerger) stmt(list *ir.Nodes, i int, x ir.Node, ret *types.Sym) {
 	case *ir.InlinedCallExpr, *ir.CallExpr:
 		m.expr(x)
 		return
+	case *ir.ReturnStmt:
+		for _, y := range x.Results {
+			m.expr(y)
+		}
 	case *ir.InlineMarkStmt:
 		return
 	}
@@ -383,7 +450,13 @@ func (m *kprofMerger) expr(x ir.Node) {
 			m.step(f, false, nil, 0)
 			return
 		}
-		if _, counter := kprofCounterInl[r]; counter {
+		if call, counter := kprofCounterInl[r]; counter {
+			// A charge of the count (not folded), or a cut.
+			name, _ := kprofCallee(call)
+			if len(call.Args) == 1 && (name == "C" && len(r.ReturnVars) == 0 || name == "T" && len(r.ReturnVars) == 1) {
+				m.step(kprofFolded{arg: call.Args[0]}, false, nil, 0)
+				return
+			}
 			m.cut()
 			return
 		}
