@@ -115,6 +115,19 @@ func blockPos(b *ssa.BasicBlock) token.Pos {
 	return token.NoPos
 }
 
+// stmtList returns the statement list of a block or a clause.
+func stmtList(n ast.Node) ([]ast.Stmt, bool) {
+	switch n := n.(type) {
+	case *ast.BlockStmt:
+		return n.List, true
+	case *ast.CaseClause:
+		return n.Body, true
+	case *ast.CommClause:
+		return n.Body, true
+	}
+	return nil, false
+}
+
 // inList reports whether stmt is an element of a statement list (block,
 // case clause or comm clause body).
 func inList(parent ast.Node, stmt ast.Node) bool {
@@ -122,15 +135,8 @@ func inList(parent ast.Node, stmt ast.Node) bool {
 	case *ast.CaseClause, *ast.CommClause:
 		return false // elements of a switch or select body, not statements
 	}
-	var list []ast.Stmt
-	switch p := parent.(type) {
-	case *ast.BlockStmt:
-		list = p.List
-	case *ast.CaseClause:
-		list = p.Body
-	case *ast.CommClause:
-		list = p.Body
-	default:
+	list, ok := stmtList(parent)
+	if !ok {
 		return false
 	}
 	for _, s := range list {

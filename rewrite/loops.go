@@ -368,15 +368,8 @@ func (c *funcCtx) labeledExit(pr, b *ssa.BasicBlock) ast.Stmt {
 		}
 	case *ssa.Jump:
 		for i, n := range path {
-			var list []ast.Stmt
-			switch n := n.(type) {
-			case *ast.BlockStmt:
-				list = n.List
-			case *ast.CaseClause:
-				list = n.Body
-			case *ast.CommClause:
-				list = n.Body
-			default:
+			list, ok := stmtList(n)
+			if !ok {
 				continue
 			}
 			if i == 0 {
