@@ -291,9 +291,11 @@ func (m *kprofMerger) step(f kprofFolded, check bool, list *ir.Nodes, i int) {
 }
 
 // branch walks a part of the code that runs conditionally or repeatedly:
-// a chain of its own, after which the accumulators' values are unknown.
+// a chain of its own, where the accumulators' values are unknown (a loop's
+// body is also entered from its end) and after which they are.
 func (m *kprofMerger) branch(walk func()) {
 	m.cut()
+	clear(m.consts)
 	walk()
 	m.cut()
 	clear(m.consts)
@@ -424,7 +426,10 @@ func (m *kprofMerger) stmt(list *ir.Nodes, i int, x ir.Node, ret *types.Sym) {
 	case *ir.InlineMarkStmt:
 		return
 	}
+	// Anything else ends the chain; after a label or a jump, the
+	// accumulators' values are those of another path too.
 	m.cut()
+	clear(m.consts)
 }
 
 // inits walks x's init statements.
