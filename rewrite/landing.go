@@ -562,16 +562,22 @@ func testOf(b *ssa.BasicBlock) ssa.Instruction {
 	return nil
 }
 
+// endingIf returns the If that ends b, or nil.
+func endingIf(b *ssa.BasicBlock) *ssa.If {
+	if len(b.Instrs) == 0 {
+		return nil
+	}
+	test, _ := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	return test
+}
+
 // assertTested returns the comma-ok type assertion whose ok the If that
 // ends b tests, if any: a type switch's test, which an earlier comma-ok
 // assertion in the same block ("_, ok := u.(T)" before the switch) is
 // not.
 func assertTested(b *ssa.BasicBlock) *ssa.TypeAssert {
-	if len(b.Instrs) == 0 {
-		return nil
-	}
-	test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
-	if !ok {
+	test := endingIf(b)
+	if test == nil {
 		return nil
 	}
 	ex, ok := test.Cond.(*ssa.Extract)
@@ -588,11 +594,8 @@ func assertTested(b *ssa.BasicBlock) *ssa.TypeAssert {
 // nilCase returns the comparison of a type switch's operand with nil
 // that ends b (the test of "case nil", positioned on the nil), or nil.
 func nilCase(b *ssa.BasicBlock) *ssa.BinOp {
-	if len(b.Instrs) == 0 {
-		return nil
-	}
-	test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
-	if !ok {
+	test := endingIf(b)
+	if test == nil {
 		return nil
 	}
 	bin, ok := test.Cond.(*ssa.BinOp)

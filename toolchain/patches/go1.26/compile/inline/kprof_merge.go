@@ -290,6 +290,15 @@ func (m *kprofMerger) step(f kprofFolded, check bool, list *ir.Nodes, i int) {
 	m.chain = append(m.chain, s)
 }
 
+// set notes v as kp's value, or that its value is unknown.
+func (m *kprofMerger) set(kp *ir.Name, v int64, known bool) {
+	if known {
+		m.consts[kp] = v
+	} else {
+		delete(m.consts, kp)
+	}
+}
+
 // branch walks a part of the code that runs conditionally or repeatedly:
 // a chain of its own, where the accumulators' values are unknown (a loop's
 // body is also entered from its end) and after which they are.
@@ -376,14 +385,10 @@ func (m *kprofMerger) stmt(list *ir.Nodes, i int, x ir.Node, ret *types.Sym) {
 			}
 			u, known := m.consts[kp]
 			v, ok := m.eval(x.Y, nil)
-			switch {
-			case known && ok && x.AsOp == ir.OADD:
-				m.consts[kp] = u + v
-			case known && ok && x.AsOp == ir.OSUB:
-				m.consts[kp] = u - v
-			default:
-				delete(m.consts, kp)
+			if x.AsOp == ir.OSUB {
+				v = -v
 			}
+			m.set(kp, u+v, known && ok && (x.AsOp == ir.OADD || x.AsOp == ir.OSUB))
 			return
 		}
 		m.expr(x.X)
@@ -392,11 +397,10 @@ func (m *kprofMerger) stmt(list *ir.Nodes, i int, x ir.Node, ret *types.Sym) {
 	case *ir.AssignStmt:
 		if kp, ok := x.X.(*ir.Name); ok && kprofLocal(kp) && !m.targets[kp] {
 			if x.Y == nil {
-				m.consts[kp] = 0
-			} else if v, ok := m.eval(x.Y, nil); ok {
-				m.consts[kp] = v
+				m.set(kp, 0, true)
 			} else {
-				delete(m.consts, kp)
+				v, ok := m.eval(x.Y, nil)
+				m.set(kp, v, ok)
 			}
 			return
 		}
