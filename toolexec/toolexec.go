@@ -155,6 +155,17 @@ const runtimeDepsHint = "kprof: this test binary has its own version of a packag
 	"(internal/cpu, internal/abi, …), so kprof's counter, built against the ordinary runtime, does not fit the " +
 	"packages compiled against it; kprof does not instrument the runtime and its dependencies: test them with go test"
 
+// hasTestFiles reports whether a compile step's files include a
+// package's own _test.go files (its test variant).
+func hasTestFiles(files []string) bool {
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			return true
+		}
+	}
+	return false
+}
+
 // flagValue returns the value of a tool flag given as "-name value" or
 // "-name=value", and the index of the argument holding it.
 func flagValue(args []string, name string) (string, int) {
@@ -278,6 +289,13 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 			wd, _ := os.Getwd()
 			files[i] = filepath.Join(wd, f)
 		}
+	}
+	if cfg.Skip[pkgPath] && hasTestFiles(files) {
+		// The test variant of a package the runtime depends on: every
+		// package above it, the runtime included, is rebuilt against it,
+		// and the link would fail on the counter's fingerprint. Say so
+		// now rather than after building the whole standard library.
+		return nil, nil, errors.New(runtimeDepsHint)
 	}
 	if done, err := copyPrebuilt(cfg, pkgPath, args, files); done || err != nil {
 		return nil, nil, err // nil args: written, nothing to run
