@@ -336,6 +336,15 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 			// and done block to the done block of the one around it.
 			// Further back, the blocks before the statement come in.
 			if s != nil && (!direct || endsAfter(s, positions)) {
+				if !direct {
+					// The blocks further back may be those before a
+					// nested statement whose header has no position
+					// (a constant condition): where b leads into s,
+					// after them, b's statement lies in between.
+					if t := c.stmtBefore(s, kind, pp, succPos(b)); t != nil {
+						s = t
+					}
+				}
 				// An else-if is not in a statement list: use the
 				// outermost if.
 				return c.listStmt(s), true
@@ -343,6 +352,44 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 		}
 	}
 	return nil, false
+}
+
+// succPos returns the first position where control goes from b: that of
+// its successor, through blocks that have none and jump on.
+func succPos(b *ssa.BasicBlock) token.Pos {
+	for depth := 0; depth < 4 && len(b.Succs) == 1; depth++ {
+		b = b.Succs[0]
+		if p := blockPos(b); p.IsValid() {
+			return p
+		}
+	}
+	return token.NoPos
+}
+
+// stmtBefore returns, when the position next lies inside s after from,
+// the statement of kind inside s that begins after from and ends before
+// next, the outermost of the last to end; otherwise nil.
+func (c *funcCtx) stmtBefore(s ast.Stmt, kind string, from, next token.Pos) ast.Stmt {
+	if !next.IsValid() || next <= from || next <= s.Pos() || next >= s.End() {
+		return nil
+	}
+	var best ast.Stmt
+	ast.Inspect(s, func(n ast.Node) bool {
+		if n == nil {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if t := stmtOfKind(c.info, n, kind); t != nil && t != s && t.Pos() > from && t.End() <= next {
+			if best == nil || t.End() > best.End() {
+				best = t
+			}
+			return false // (its own are inside it: not the outermost)
+		}
+		return true
+	})
+	return best
 }
 
 // labeledExit returns the statement that a labeled break names, where

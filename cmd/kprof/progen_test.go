@@ -419,10 +419,10 @@ func main() {
 }
 
 // TestGeneratedOracle checks exact mode against the oracle on programs
-// progen writes (fixed seeds of both generations; KPROF_PROGEN=N runs N
-// more of each, from seed 100, and keeps each failing program's directory,
-// $TMPDIR/progen-SEED or progen2-SEED; KPROF_ORACLE_DIR=DIR checks DIR's
-// program instead).
+// progen writes: fixed seeds of both generations, or with KPROF_PROGEN=N
+// N seeds of each from seed 100 (KPROF_PROGEN=FROM+N: from seed FROM),
+// keeping each failing program's directory, $TMPDIR/progen-SEED or
+// progen-2-SEED. KPROF_ORACLE_DIR=DIR checks DIR's program instead.
 func TestGeneratedOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and interprets several programs")
@@ -446,10 +446,17 @@ func TestGeneratedOracle(t *testing.T) {
 	}
 	keep := os.Getenv("KPROF_PROGEN") != ""
 	if keep {
-		var k int
-		fmt.Sscan(os.Getenv("KPROF_PROGEN"), &k)
-		for i := range k {
-			seeds = append(seeds, seed{false, uint64(100 + i)}, seed{true, uint64(100 + i)})
+		// N, or FROM+N: N seeds of each generation from FROM (100).
+		from, k := uint64(100), 0
+		spec := os.Getenv("KPROF_PROGEN")
+		if f, n, ok := strings.Cut(spec, "+"); ok {
+			fmt.Sscan(f, &from)
+			spec = n
+		}
+		fmt.Sscan(spec, &k)
+		seeds = seeds[:0]
+		for i := range uint64(k) {
+			seeds = append(seeds, seed{false, from + i}, seed{true, from + i})
 		}
 	}
 	for _, sd := range seeds {

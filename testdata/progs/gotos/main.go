@@ -18,10 +18,32 @@ done:
 	return steps
 }
 
+// constGoto's inner if has a constant condition and a body that only
+// jumps: go/ssa gives its test no position and threads the jump, so its
+// done block is found from what follows it (the loop), not from the
+// outer if's condition before it.
+func constGoto(a int) int {
+	x, y := a%5, a%3
+	if y*3%3 != 0 {
+	} else if x%3 < 0 || a%7 > 3 {
+		x += 2
+	} else {
+		if 2*4 < 1 {
+			goto skip
+		}
+		for i := 0; i < 4; i++ {
+			x += i
+		}
+	skip:
+		x++
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	for i := 1; i < 60; i++ {
-		s += collatz(i)
+		s += collatz(i) + constGoto(i)
 	}
 	println(s)
 }
