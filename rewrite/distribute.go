@@ -7,7 +7,9 @@ package rewrite
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -16,20 +18,31 @@ import (
 // neighbours when flow conservation makes that exact.
 func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.BasicBlock]Point) bool {
 	w := p.Charged[b.Index]
-	// All predecessors jump only to b and are landed.
+	// All predecessors that can go to b go only to b and are landed (a
+	// test of a constant, as go/ssa makes for a constant operand of &&
+	// or ||, goes one way only). A block no path reaches never runs.
+	if !c.reachable(b) {
+		return true
+	}
 	if len(b.Preds) > 0 {
 		ok := true
+		var from []*ssa.BasicBlock
 		for _, pr := range b.Preds {
-			if _, l := landed[pr]; !l || len(pr.Succs) != 1 {
+			succs := liveSuccs(pr)
+			if !c.reachable(pr) || !slices.Contains(succs, b) {
+				continue // (never from pr)
+			}
+			if _, l := landed[pr]; !l || len(succs) != 1 {
 				ok = false
 				break
 			}
+			from = append(from, pr)
 		}
-		if ok {
-			for _, pr := range b.Preds {
+		if ok && len(from) > 0 {
+			for _, pr := range from {
 				p.add(landed[pr], w)
 			}
-			landed[b] = landed[b.Preds[0]]
+			landed[b] = landed[from[0]]
 			return true
 		}
 	}
@@ -54,6 +67,51 @@ func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.Bas
 		return true
 	}
 	return false
+}
+
+// liveSuccs returns the successors control can go to from b: the one a
+// test of a constant selects, or all.
+func liveSuccs(b *ssa.BasicBlock) []*ssa.BasicBlock {
+	if len(b.Instrs) > 0 {
+		if i, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
+			if k, ok := i.Cond.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Bool {
+				if constant.BoolVal(k.Value) {
+					return b.Succs[:1]
+				}
+				return b.Succs[1:]
+			}
+		}
+	}
+	return b.Succs
+}
+
+// reachable reports whether control can reach b from the entry (or from
+// a panic, the recover block) through the successors that tests of
+// constants leave live.
+func (c *funcCtx) reachable(b *ssa.BasicBlock) bool {
+	fn := b.Parent()
+	if c.liveFn != fn {
+		c.liveFn = fn
+		c.live = make([]bool, len(fn.Blocks))
+		var work []*ssa.BasicBlock
+		for _, r := range []*ssa.BasicBlock{fn.Blocks[0], fn.Recover} {
+			if r != nil && !c.live[r.Index] {
+				c.live[r.Index] = true
+				work = append(work, r)
+			}
+		}
+		for len(work) > 0 {
+			x := work[len(work)-1]
+			work = work[:len(work)-1]
+			for _, s := range liveSuccs(x) {
+				if !c.live[s.Index] {
+					c.live[s.Index] = true
+					work = append(work, s)
+				}
+			}
+		}
+	}
+	return c.live[b.Index]
 }
 
 // matchOperands places the blocks that evaluate an operand of && or || with

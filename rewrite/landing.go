@@ -75,6 +75,8 @@ type funcCtx struct {
 	posts  map[*ast.ForStmt]int64 // weights of post statements, placed by mergeLoops
 	cmps   map[ast.Node]int64     // weights of constant case comparisons, placed by placeSwitches
 	approx []string               // blocks whose weight could only be placed approximately
+	live   []bool                 // by block index: reachable past tests of constants (reachable)
+	liveFn *ssa.Function          // the function live is of
 }
 
 // pathTo returns the AST path from the innermost node enclosing pos up to

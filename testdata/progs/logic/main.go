@@ -18,6 +18,30 @@ func sign(x int) int {
 	return 99
 }
 
+//go:noinline
+func mix(n int) int { return n*7 + 1 }
+
+// constOperands: go/ssa tests constant operands of && and || (3%3 != 0
+// || 8 > 2) as constants, in blocks without positions; the block a
+// constant test always goes to runs as often as the test does.
+func constOperands(a int) int {
+	x, y := a%5, a%3
+	switch {
+	case 3%3 != 0 || 8 > 2:
+		if mix(a)%3 < 2 {
+		} else if (y+mix(x))%7%2 < 2 && y%4 == 2 {
+		} else {
+			if mix(y)%2 != 0 {
+			} else if y%3 != 0 && y%2 < 0 && 4%4 > 1 {
+			}
+		}
+	}
+	if 2 > 3 && x > 0 || y > 1 {
+		x++
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	var f flag = true
@@ -30,7 +54,7 @@ func main() {
 		if x {
 			s += 2
 		}
-		s += sign(i - 5)
+		s += sign(i-5) + constOperands(i)
 		if g := flag(i > 0); g && f || !g {
 			s += 3
 		}
