@@ -302,6 +302,12 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 						s = t
 					}
 				}
+				// A test of a constant has no position: its block's
+				// last position may lie before the statement it
+				// begins (y += n; if 2%4 == 1 { … }).
+				if t := c.stmtBefore(s, kind, slices.Max(last), succPos(b)); t != nil {
+					s = t
+				}
 				return c.listStmt(s), true
 			}
 		}

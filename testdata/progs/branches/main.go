@@ -171,6 +171,29 @@ func flips(xs []int) int {
 	return n
 }
 
+//go:noinline
+func mixed(n int) int { return n*7 + 1 }
+
+// constAfter: the test of 2%4 == 1 is a constant, without a position, in
+// the block of y += …: the done block of its if follows that if, not the
+// outer one the block's last position lies in.
+func constAfter(a int, v any) int {
+	x, y := a%5, a%3
+	if mixed(a)%4 < 2 {
+		switch t := v.(type) {
+		case string:
+			y += len(t)
+			if 2%4 == 1 {
+				return x + mixed(y)
+			}
+			for i := 0; i < 2; i++ {
+				x += i
+			}
+		}
+	}
+	return x + y
+}
+
 func main() {
 	xs := make([]int, 0, 100)
 	for i := 0; i < 100; i++ {
@@ -181,6 +204,7 @@ func main() {
 	for round := 0; round < 20; round++ {
 		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
 		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}}) + flips(xs)
+		total += constAfter(round, "ab") + constAfter(round, round)
 	}
 	println(total)
 }
