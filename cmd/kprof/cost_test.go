@@ -52,12 +52,16 @@ func TestCostAgainstOracle(t *testing.T) {
 		{"default", def, []string{"-metric", "cost", "-costtable", defFile}},
 		{"costtable", tt, []string{"-metric=cost", "-costtable", testTable}},
 	} {
+		i := 0
 		for _, dir := range dirs {
 			prog := filepath.Base(dir)
 			if tc.name == "costtable" && prog != "fig4" && prog != "switches" {
 				continue // one build of the standard library per table is enough
 			}
+			n := i
+			i++
 			t.Run(tc.name+"/"+prog, func(t *testing.T) {
+				parallelAfter(t, n)
 				dir := oracleSized(t, dir)
 				want := oracleWeighted(t, filepath.Join(dir, "main.go"), "", tc.tbl)
 				bin := kprofBuild(t, kprofBin, dir, append([]string{"-pkgs", "main"}, tc.flags...)...)

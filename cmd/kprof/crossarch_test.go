@@ -84,8 +84,9 @@ func TestCrossArchitecture(t *testing.T) {
 	if qemu == "" {
 		t.Log("qemu-aarch64 not installed: arm64 not checked")
 	}
-	for _, tc := range crossArch {
+	for i, tc := range crossArch {
 		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
+			parallelAfter(t, i)
 			dir, _ := filepath.Abs(filepath.Join("..", "..", tc.dir))
 			// Exact mode, and sample mode at g = 1000 (whose samples
 			// fall at the same instructions when the counts agree).

@@ -40,6 +40,16 @@ var (
 	kprofErr  error
 )
 
+// parallelAfter runs the i'th subtest of a loop beside the others, once
+// the first has run alone: the first builds what they all share (kprof's
+// linked-in packages for the build's flags, the instrumented standard
+// library), which concurrent builds would each build again.
+func parallelAfter(t *testing.T, i int) {
+	if i > 0 {
+		t.Parallel()
+	}
+}
+
 // buildKprof builds the kprof command once per test binary: every
 // end-to-end test runs the same kprof.
 func buildKprof(t testing.TB) string {

@@ -128,7 +128,10 @@ func oracleWeighted(t *testing.T, file, lang string, tbl *cost.Table) *oracleRun
 		names[fn.String()] = rewrite.FuncName(origin)
 	}
 
-	// interp writes its trace to os.Stderr: read it from a pipe.
+	// interp writes its trace to os.Stderr: read it from a pipe, one
+	// interpreter at a time (parallel subtests).
+	oracleMu.Lock()
+	defer oracleMu.Unlock()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +154,9 @@ func oracleWeighted(t *testing.T, file, lang string, tbl *cost.Table) *oracleRun
 	}
 	return run
 }
+
+// oracleMu serializes the interpreter runs: each redirects os.Stderr.
+var oracleMu sync.Mutex
 
 // countTrace sums block weights along an interp trace. "Entering F at …"
 // (F's frame is pushed), "Leaving F…" (popped: interp prints it from a
@@ -259,8 +265,9 @@ func TestExactAgainstOracle(t *testing.T) {
 	if len(dirs) < 10 {
 		t.Fatalf("want at least 10 oracle programs, have %d", len(dirs))
 	}
-	for _, dir := range dirs {
+	for i, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			parallelAfter(t, i)
 			checkOracle(t, kprofBin, dir, "")
 		})
 	}
@@ -283,8 +290,9 @@ func TestOldLanguageVersions(t *testing.T) {
 		{"1.17", []string{"closures", "methods", "recursion"}},
 		{"1.21", []string{"loopvars", "closures"}},
 	} {
-		for _, prog := range tc.progs {
+		for i, prog := range tc.progs {
 			t.Run("go"+tc.lang+"/"+prog, func(t *testing.T) {
+				parallelAfter(t, i)
 				dir := t.TempDir()
 				src, err := os.ReadFile(filepath.Join("../../testdata/progs", prog, "main.go"))
 				if err != nil {
