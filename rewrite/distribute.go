@@ -115,10 +115,11 @@ func (c *funcCtx) reachable(b *ssa.BasicBlock) bool {
 }
 
 // matchOperands places the blocks that evaluate an operand of && or || with
-// no positioned instruction (a variable, !v): they are matched, in order,
-// with the operands of this function that no positioned block claimed.
-// It returns the blocks it could not place.
-func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed map[*ssa.BasicBlock]Point) []*ssa.BasicBlock {
+// no positioned instruction (a variable, !v): by the test before them,
+// and with byCount the rest are matched, in order, with the operands of
+// this function that no positioned block claimed. It returns the blocks
+// it could not place.
+func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed map[*ssa.BasicBlock]Point, byCount bool) []*ssa.BasicBlock {
 	var blocks, rest []*ssa.BasicBlock
 	for _, b := range pending {
 		switch b.Comment {
@@ -136,7 +137,10 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	// An operand's block follows the test of the operand before it: the
 	// position of that test's value, in the X of the && or || whose Y
 	// the block evaluates, names the operand.
-	matched := make(map[ast.Expr]bool)
+	if c.matched == nil {
+		c.matched = make(map[ast.Expr]bool)
+	}
+	matched := c.matched
 	var unmatched []*ssa.BasicBlock
 	for _, b := range blocks {
 		if y, ok := c.operandAfter(b); ok && !matched[y] && !c.ticked[y] {
@@ -151,6 +155,9 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	blocks = unmatched
 	if len(blocks) == 0 {
 		return rest
+	}
+	if !byCount {
+		return append(rest, blocks...)
 	}
 	// Otherwise by count. Constant operands usually leave no block (a
 	// jump the builder threads away); they count only if the numbers

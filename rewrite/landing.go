@@ -77,6 +77,9 @@ type funcCtx struct {
 	approx []string               // blocks whose weight could only be placed approximately
 	live   []bool                 // by block index: reachable past tests of constants (reachable)
 	liveFn *ssa.Function          // the function live is of
+	// matched are the operands of && and || that matchOperands gave a
+	// block's weight.
+	matched map[ast.Expr]bool
 }
 
 // pathTo returns the AST path from the innermost node enclosing pos up to

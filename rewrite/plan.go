@@ -233,19 +233,27 @@ func (pl *planner) landBlocks() {
 	// flow conservation: a block all of whose predecessors jump only to it
 	// executes exactly as often as they do together; a block that is the
 	// only predecessor of its only successor executes as often as that one.
-	for changed := true; changed && len(pl.pending) > 0; {
-		changed = false
-		rest := pl.pending[:0]
-		for _, b := range pl.pending {
-			if c.distribute(b, p, pl.landed) {
-				changed = true
-				continue
+	// An operand's block placed by the test before it lets the blocks
+	// after it (tests of constants) take their weight from it: again.
+	for {
+		for changed := true; changed && len(pl.pending) > 0; {
+			changed = false
+			rest := pl.pending[:0]
+			for _, b := range pl.pending {
+				if c.distribute(b, p, pl.landed) {
+					changed = true
+					continue
+				}
+				rest = append(rest, b)
 			}
-			rest = append(rest, b)
+			pl.pending = rest
 		}
-		pl.pending = rest
+		n := len(pl.pending)
+		if pl.pending = c.matchOperands(p, pl.pending, pl.landed, false); len(pl.pending) == n {
+			break
+		}
 	}
-	pl.pending = c.matchOperands(p, pl.pending, pl.landed)
+	pl.pending = c.matchOperands(p, pl.pending, pl.landed, true)
 }
 
 // planLocal decides whether the function accumulates its charges in a

@@ -42,6 +42,25 @@ func constOperands(a int) int {
 	return x + y
 }
 
+// constChain: a test of a constant after an operand that is placed by
+// the test before it (8*2+6%4 > 2 after a%4 == 0) takes its weight from
+// that operand's block; 0%2 < 0 ends the chain, so g(0) never runs.
+func constChain(a int) int {
+	x, y := a%5, a%3
+	for _, v := range []int{3, y, 0} {
+		y += v
+		if 7*4+0%4 != 2 {
+			if a%4 == 0 && 8*2+6%4 > 2 && 0%2 < 0 && mix(0)%4 != 2 {
+				break
+			}
+			if 3*3+0%3 != 0 || 8 > 3 {
+			} else if (a+mix(x))%7%3 < 1 {
+			}
+		}
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	var f flag = true
@@ -54,7 +73,7 @@ func main() {
 		if x {
 			s += 2
 		}
-		s += sign(i-5) + constOperands(i)
+		s += sign(i-5) + constOperands(i) + constChain(i)
 		if g := flag(i > 0); g && f || !g {
 			s += 3
 		}
