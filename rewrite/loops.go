@@ -342,14 +342,13 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 			// and done block to the done block of the one around it.
 			// Further back, the blocks before the statement come in.
 			if s != nil && (!direct || endsAfter(s, positions)) {
-				if !direct {
-					// The blocks further back may be those before a
-					// nested statement whose header has no position
-					// (a constant condition): where b leads into s,
-					// after them, b's statement lies in between.
-					if t := c.stmtBefore(s, kind, pp, succPos(b)); t != nil {
-						s = t
-					}
+				// The blocks found may be those before a nested
+				// statement whose test has no position (a constant
+				// condition, or a constant operand of its && or ||):
+				// where b leads into s, after them, b's statement lies
+				// in between.
+				if t := c.stmtBefore(s, kind, slices.Max(positions), succPos(b)); t != nil {
+					s = t
 				}
 				// An else-if is not in a statement list: use the
 				// outermost if.

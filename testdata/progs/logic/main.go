@@ -61,6 +61,27 @@ func constChain(a int) int {
 	return x + y
 }
 
+// constLast: the last operand of the if's && is a constant, tested in a
+// block without a position, so its done block's predecessors name only
+// x += i, before the if: its charge goes before the inner loop, the
+// statement the done block leads to.
+func constLast(a int) int {
+	x, y := a%5, a%3
+	if mix(a)%4 < 0 {
+	} else {
+		for i := 0; i < 3; i++ {
+			x += i
+			if mix(y)%3 > 0 && 7%4 == 0 {
+				return x + mix(a)
+			}
+			for j := 0; j < 3; j++ {
+				x += j
+			}
+		}
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	var f flag = true
@@ -73,7 +94,7 @@ func main() {
 		if x {
 			s += 2
 		}
-		s += sign(i-5) + constOperands(i) + constChain(i)
+		s += sign(i-5) + constOperands(i) + constChain(i) + constLast(i)
 		if g := flag(i > 0); g && f || !g {
 			s += 3
 		}
