@@ -325,7 +325,10 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 				continue
 			}
 			seen[pr] = true
-			if pp := blockPos(pr); pp.IsValid() {
+			// (In a range-over-func body, go/ssa positions the store
+			// to its jump variable, which opens the body's first
+			// block, at the closing brace: not where the block is.)
+			if pp := blockPos(pr); pp.IsValid() && !(pp == c.body.Rbrace && !c.isFuncBody()) {
 				positions = append(positions, pp)
 			}
 			next = append(next, pr.Preds...)

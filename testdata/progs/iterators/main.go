@@ -82,8 +82,31 @@ Outer:
 	return s
 }
 
+// gotoInBody: the if's done block in a range-over-func body has a
+// predecessor without a position (the constant operand 8%4 > 1) and the
+// body's first block, whose first positioned instruction (the store to
+// the loop's jump variable) go/ssa places at the closing brace.
+func gotoInBody(a int) int {
+	x, y := a%5, a%3
+	for v := range count(3) {
+		y += v
+		if y%3 < 0 && 8%4 > 1 && a%4 > 0 {
+			goto next
+		}
+		if 0%2 != 1 || a*4+y > 0 {
+			return x + a
+		}
+	next:
+		x++
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
+	for i := range 4 {
+		s += gotoInBody(i)
+	}
 	for v := range count(10) {
 		if v == 7 {
 			break
