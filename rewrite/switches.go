@@ -12,6 +12,15 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
+// onlyJumps reports whether b holds a jump and nothing else.
+func onlyJumps(b *ssa.BasicBlock) bool {
+	if len(b.Instrs) != 1 {
+		return false
+	}
+	_, ok := b.Instrs[0].(*ssa.Jump)
+	return ok
+}
+
 // clauseOfTest finds the clause a body block without a position belongs
 // to from the test in its predecessor: a type switch test's position is
 // its clause's case keyword; a select body follows its index comparison.
@@ -57,7 +66,11 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 							}
 						}
 						return false
-					}); ok {
+					}); ok && (len(cl.Body) > 0 || onlyJumps(b)) {
+						// (A clause with an empty body has no block of
+						// its own unless a jump stays for it (before
+						// φ-nodes): go/ssa threads its jump on, here to
+						// the body of the clause another test leads to.)
 						return cl, true
 					}
 				}

@@ -110,11 +110,37 @@ func lists(b byte, i8 int8, t tok, r rune, xs []int) int {
 	return n
 }
 
+// emptyInner: the inner switch's clauses are empty, so go/ssa threads
+// their jumps through the fallthrough to the outer case 1's body: that
+// block is case 1's, not the first empty clause's whose test leads to it.
+func emptyInner(a int) int {
+	x, y := a%5, a%3
+	for _, v := range []int{3, 1, 1} {
+		y += v
+		switch 5 % 4 {
+		case 0:
+			switch y % 4 {
+			case 0:
+			case 1:
+			}
+			fallthrough
+		case 1:
+			if 6%3 > 2 {
+				continue
+			}
+			for i := 0; i < 2; i++ {
+				x += i
+			}
+		}
+	}
+	return x + y
+}
+
 func main() {
 	xs := []interface{}{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
 	s := 0
 	for _, x := range xs {
-		s += classify(x) + kind(x) + nilCases(x) + defaultSwitch(x, len(xs)+s%3)
+		s += classify(x) + kind(x) + nilCases(x) + defaultSwitch(x, len(xs)+s%3) + emptyInner(s)
 	}
 	for i := int64(-1); i < 9; i++ {
 		s += int(grade(i))
