@@ -359,6 +359,20 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 			}
 		}
 	}
+	// No statement of its kind holds them: they are all before b's
+	// statement, whose test has no position, in the same list.
+	if len(positions) > 0 {
+		from := slices.Max(positions)
+		path := c.pathTo(from)
+		for _, n := range path {
+			if blk, ok := n.(*ast.BlockStmt); ok {
+				if t := c.stmtBefore(blk, kind, from, succPos(b)); t != nil {
+					return c.listStmt(t), true
+				}
+				break
+			}
+		}
+	}
 	return nil, false
 }
 

@@ -40,10 +40,30 @@ func constGoto(a int) int {
 	return x + y
 }
 
+// orConstGoto: the if's || ends in a constant, tested without a
+// position, and nothing around the if is an if: its done block is found
+// between the code before it and the loop it leads to.
+func orConstGoto(a int) int {
+	x, y := a%5, a%3
+	for i := 0; i < 3; i++ {
+		x += i
+		if a%3 != 2 && (y%3 != 1 || 2 > 0) {
+			goto next
+		}
+		for j := 0; j < y; j++ {
+			x += j
+		}
+		x += 10
+	next:
+		x++
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	for i := 1; i < 60; i++ {
-		s += collatz(i) + constGoto(i)
+		s += collatz(i) + constGoto(i) + orConstGoto(i)
 	}
 	println(s)
 }
