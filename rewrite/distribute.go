@@ -72,14 +72,12 @@ func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.Bas
 // liveSuccs returns the successors control can go to from b: the one a
 // test of a constant selects, or all.
 func liveSuccs(b *ssa.BasicBlock) []*ssa.BasicBlock {
-	if len(b.Instrs) > 0 {
-		if i, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
-			if k, ok := i.Cond.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Bool {
-				if constant.BoolVal(k.Value) {
-					return b.Succs[:1]
-				}
-				return b.Succs[1:]
+	if i := endingIf(b); i != nil {
+		if k, ok := i.Cond.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Bool {
+			if constant.BoolVal(k.Value) {
+				return b.Succs[:1]
 			}
+			return b.Succs[1:]
 		}
 	}
 	return b.Succs
@@ -89,9 +87,8 @@ func liveSuccs(b *ssa.BasicBlock) []*ssa.BasicBlock {
 // a panic, the recover block) through the successors that tests of
 // constants leave live.
 func (c *funcCtx) reachable(b *ssa.BasicBlock) bool {
-	fn := b.Parent()
-	if c.liveFn != fn {
-		c.liveFn = fn
+	fn := c.fn
+	if c.live == nil {
 		c.live = make([]bool, len(fn.Blocks))
 		var work []*ssa.BasicBlock
 		for _, r := range []*ssa.BasicBlock{fn.Blocks[0], fn.Recover} {

@@ -76,7 +76,6 @@ type funcCtx struct {
 	cmps   map[ast.Node]int64     // weights of constant case comparisons, placed by placeSwitches
 	approx []string               // blocks whose weight could only be placed approximately
 	live   []bool                 // by block index: reachable past tests of constants (reachable)
-	liveFn *ssa.Function          // the function live is of
 	// matched are the operands of && and || that matchOperands gave a
 	// block's weight.
 	matched map[ast.Expr]bool
