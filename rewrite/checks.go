@@ -38,6 +38,9 @@ func (pl *planner) placeChecks(small bool) {
 	cut := make(map[*ssa.BasicBlock]bool) // blocks that enter a function that checks
 	for _, b := range fn.Blocks {
 		if _, ok := landed[b]; !ok {
+			if yield && pl.bodyCalls(b) {
+				pl.postCallChecks(b)
+			}
 			continue
 		}
 		callCheck := yield && pl.bodyCalls(b)
@@ -112,6 +115,37 @@ func (pl *planner) placeChecks(small bool) {
 			// checks in its own, before it calls.
 			p.Final[at] = true
 		}
+	}
+}
+
+// postCallChecks places the checks a range-over-func body needs before
+// a for statement's post statement that calls (block b, whose weight the
+// loop's charges carry: it lands at no point of its own). go/ssa fuses
+// the post statement into the body's last block only where the body is
+// one block; after a switch or an if it is a block of its own, whose call
+// would otherwise find the body's instructions pending and sample them in
+// the iterator's name. The check goes where each iteration ends: at the
+// end of the loop's body and before each continue that targets it.
+func (pl *planner) postCallChecks(b *ssa.BasicBlock) {
+	c, p := pl.c, pl.p
+	for _, instr := range b.Instrs {
+		pos := instr.Pos()
+		if !pos.IsValid() {
+			continue
+		}
+		f, ok := enclosing(c, pos, func(f *ast.ForStmt) bool { return f.Post != nil && contains(f.Post, pos) })
+		if !ok {
+			continue
+		}
+		ends := []Point{{atBodyEnd, f.Body}}
+		for _, cont := range branchesTo(f, token.CONTINUE, c.labels) {
+			ends = append(ends, Point{beforeStmt, cont})
+		}
+		for _, at := range ends {
+			p.touch(at)
+			p.Final[at] = true
+		}
+		return
 	}
 }
 

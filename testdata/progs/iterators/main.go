@@ -102,10 +102,38 @@ func gotoInBody(a int) int {
 	return x + y
 }
 
+// postCalls: a loop inside a range-over-func body whose post statement
+// calls and whose body ends in a switch (or an if), so that go/ssa keeps
+// the post statement in a block of its own. The body checks before it,
+// at the end of the loop's body and before each continue; without those
+// checks the call found the body's instructions pending and sampled
+// them in the iterator's context.
+func postCalls(a int) int {
+	x := 0
+	for v := range count(4) {
+		for i := 0; i < 3; i = bump(i) {
+			x += i
+			if i == a%3 {
+				continue
+			}
+			switch a % 4 {
+			case 0:
+			case 1:
+				x++
+			case 2:
+			}
+		}
+		x += v
+	}
+	return x
+}
+
+func bump(i int) int { return i + 1 }
+
 func main() {
 	s := 0
 	for i := range 4 {
-		s += gotoInBody(i)
+		s += gotoInBody(i) + postCalls(i)
 	}
 	for v := range count(10) {
 		if v == 7 {
