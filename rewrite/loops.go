@@ -377,10 +377,15 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 }
 
 // succPos returns the first position where control goes from b: that of
-// its successor, through blocks that have none and jump on.
+// its successor, through blocks that have none and jump on (a test of a
+// constant, which has none either, jumps to the successor it leaves live).
 func succPos(b *ssa.BasicBlock) token.Pos {
-	for depth := 0; depth < 4 && len(b.Succs) == 1; depth++ {
-		b = b.Succs[0]
+	for depth := 0; depth < 4; depth++ {
+		succs := liveSuccs(b)
+		if len(succs) != 1 {
+			break
+		}
+		b = succs[0]
 		if p := blockPos(b); p.IsValid() {
 			return p
 		}

@@ -194,6 +194,26 @@ func constAfter(a int, v any) int {
 	return x + y
 }
 
+// constReturn: an if on a constant that is true always returns, and the
+// if after it tests a constant first. The first if's done block has no
+// position; it leads, through that constant test, into the second if,
+// which places it after the first if, not after the branch around both.
+func constReturn(a int) int {
+	x, y := a%5, a%3
+	if y > 1 {
+		x++
+	} else {
+		y++
+		if 6%4 > 1 {
+			return x + a
+		}
+		if 6%4 == 1 || x > 1 {
+		}
+		x++
+	}
+	return x + y
+}
+
 func main() {
 	xs := make([]int, 0, 100)
 	for i := 0; i < 100; i++ {
@@ -204,7 +224,7 @@ func main() {
 	for round := 0; round < 20; round++ {
 		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
 		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}}) + flips(xs)
-		total += constAfter(round, "ab") + constAfter(round, round)
+		total += constAfter(round, "ab") + constAfter(round, round) + constReturn(round)
 	}
 	println(total)
 }
