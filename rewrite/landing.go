@@ -294,6 +294,11 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if !pos.IsValid() {
 		return c.landUnpositioned(b, p, w)
 	}
+	if pos == c.body.Rbrace && !c.isFuncBody() {
+		if at, ok := c.returningDone(b, p, w); ok {
+			return at, true
+		}
+	}
 	return c.landAt(p, pos, w)
 }
 
@@ -494,6 +499,9 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 func (c *funcCtx) landUnpositioned(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if terminates(b) {
 		if _, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); isRet {
+			if at, ok := c.returningDone(b, p, w); ok {
+				return at, true
+			}
 			at := Point{atFuncEnd, c.body}
 			if !c.isFuncBody() {
 				at = Point{atBodyEnd, c.body} // a range-over-func body falling off its end
@@ -506,6 +514,26 @@ func (c *funcCtx) landUnpositioned(b *ssa.BasicBlock, p *FuncPlan, w int64) (Poi
 		if s, ok := c.doneOf(b, kind); ok {
 			return c.put(p, Point{afterStmt, s}, w)
 		}
+	}
+	return Point{}, false
+}
+
+// returningDone lands a statement's done block that returns, and has no
+// position of its own but the closing brace of a range-over-func body:
+// it runs right after the statement. The return may be a continue behind
+// a test of a constant (select {…}; if 2%2 == 0 { continue L }), where
+// the body's end is never reached; go/ssa positions the body's implicit
+// continue and such a block alike.
+func (c *funcCtx) returningDone(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
+	kind, part := commentKind(b.Comment)
+	if part != "done" || len(b.Preds) == 0 || !terminates(b) {
+		return Point{}, false
+	}
+	if _, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); !isRet {
+		return Point{}, false
+	}
+	if s, ok := c.doneOf(b, kind); ok {
+		return c.put(p, Point{afterStmt, s}, w)
 	}
 	return Point{}, false
 }

@@ -284,13 +284,21 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	// lies in it. The innermost statement of the kind that holds them all
 	// is the one (a block that evaluates a nested statement's header
 	// begins before it: its first position would name an outer one).
+	// A predecessor that ends in a test of a constant (no position of
+	// its own) may leave from before the statement that test begins
+	// (y += n; if 2%4 == 1 || x > 0 { … }): it does not tell.
 	var last []token.Pos
+	tell := 0
 	for _, pr := range b.Preds {
+		if constTest(pr) {
+			continue
+		}
+		tell++
 		if pp := lastPos(pr); pp.IsValid() {
 			last = append(last, pp)
 		}
 	}
-	if len(last) == len(b.Preds) {
+	if tell > 0 && len(last) == tell {
 		for _, n := range c.pathTo(last[0]) {
 			if s := stmtOfKind(c.info, n, kind); s != nil && holdsAll(s, last) {
 				// Unless a labeled break leaves it for b: then b is
@@ -374,6 +382,16 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 		}
 	}
 	return nil, false
+}
+
+// constTest reports whether b ends in a test of a constant.
+func constTest(b *ssa.BasicBlock) bool {
+	i := endingIf(b)
+	if i == nil {
+		return false
+	}
+	_, ok := i.Cond.(*ssa.Const)
+	return ok
 }
 
 // succPos returns the first position where control goes from b: that of

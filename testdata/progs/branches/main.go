@@ -214,6 +214,29 @@ func constReturn(a int) int {
 	return x + y
 }
 
+// constFirst: an if whose condition tests a constant first ends the
+// loop body's block, so that block leaves from before the if, and the
+// if around the loop holds where both of the inner if's done block's
+// predecessors leave; that block is placed after the inner if, in the
+// loop, not after the outer if (whose loop here never runs). The
+// deferred closure keeps x on the heap: the loop body's block then ends
+// with the store of x += i, before the inner if.
+func constFirst(a int) (r int) {
+	x := a % 5
+	defer func() { r += x }()
+	if a%3 == 1 {
+		x += x
+	} else if x%4 != 0 && 0%2 > 2 {
+		for i := range 3 {
+			x += i
+			if 3%3 > 0 || x%2 == 1 {
+			} else {
+			}
+		}
+	}
+	return x
+}
+
 func main() {
 	xs := make([]int, 0, 100)
 	for i := 0; i < 100; i++ {
@@ -224,7 +247,7 @@ func main() {
 	for round := 0; round < 20; round++ {
 		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
 		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}}) + flips(xs)
-		total += constAfter(round, "ab") + constAfter(round, round) + constReturn(round)
+		total += constAfter(round, "ab") + constAfter(round, round) + constReturn(round) + constFirst(round)
 	}
 	println(total)
 }

@@ -130,10 +130,40 @@ func postCalls(a int) int {
 
 func bump(i int) int { return i + 1 }
 
+func ready(n int) chan int {
+	if n%2 == 0 {
+		return nil
+	}
+	c := make(chan int, 1)
+	c <- n % 7
+	return c
+}
+
+// constContinue: the body's continue stands behind a test of constants,
+// so the body's end is never reached; go/ssa positions the continue's
+// block, the select's done block, at the body's closing brace, as it
+// does the implicit continue at the end.
+func constContinue(a int) int {
+	x, y := a%5, a%3
+L:
+	for v := range count(a % 4) {
+		y += v
+		select {
+		case w := <-ready(a + v):
+			x += w
+		default:
+		}
+		if 2%2 == 0 && 6%3 < 1 {
+			continue L
+		}
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	for i := range 4 {
-		s += gotoInBody(i) + postCalls(i)
+		s += gotoInBody(i) + postCalls(i) + constContinue(i)
 	}
 	for v := range count(10) {
 		if v == 7 {
