@@ -170,6 +170,18 @@ func (c *funcCtx) rangeStmt(b *ssa.BasicBlock, pos token.Pos, kind string) (*ast
 	case part == "loop" && len(b.Succs) > 0 && b.Succs[0].Comment == body:
 		bodyBlock = b.Succs[0]
 	default:
+		// A test that goes to a body or to b is the loop's first test,
+		// before the first iteration (an integer range's latch may be
+		// fused into the block that ends its body: a nested loop's done
+		// block, which names no part of this loop).
+		for _, pr := range b.Preds {
+			if len(pr.Succs) == 2 && pr.Succs[1] == b && pr.Succs[0].Comment == body {
+				bodyBlock = pr.Succs[0]
+			}
+		}
+		if bodyBlock != nil {
+			break
+		}
 		for _, pr := range b.Preds {
 			if pr.Comment == body {
 				bodyBlock = pr

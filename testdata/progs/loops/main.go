@@ -76,7 +76,30 @@ outer:
 		q.k ^= 8
 	}
 	s += nestedRanges(a)
+	for i := range 4 {
+		s += rangeIntNested(i)
+	}
 	println(s, n)
+}
+
+// rangeIntNested: an integer range whose body ends in another loop.
+// go/ssa fuses the range's increment and test into that loop's done
+// block, so the range's own done block (a jump to the loop after it)
+// follows no block of its own. (The closure keeps x on the heap: no phi
+// in the done block.)
+func rangeIntNested(a int) int {
+	x := a % 5
+	defer func() { x++ }()
+	for i := range 2 {
+		x += i
+		for _, v := range []int{1, x, 3} {
+			x += v
+		}
+	}
+	for j := 0; j < a; j++ {
+		x += j
+	}
+	return x
 }
 
 // nestedRanges's outer loop's done block has no position, and neither has
