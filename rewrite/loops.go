@@ -355,6 +355,11 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 		}
 		frontier = next
 	}
+	if !direct {
+		if t := c.afterConstDone(b, kind, positions); t != nil {
+			return c.listStmt(t), true
+		}
+	}
 	for _, pp := range positions {
 		for _, n := range c.pathTo(pp) {
 			s := stmtOfKind(c.info, n, kind)
@@ -394,6 +399,40 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 		}
 	}
 	return nil, false
+}
+
+// afterConstDone returns b's statement where b's only predecessor is
+// another statement's done block that ends in b's statement's test of a
+// constant (for … { … }; if 7%3 < 2 { goto L }): the statement of kind
+// that follows that one and ends before where b leads. positions are
+// those of the blocks before the predecessor, inside its statement.
+func (c *funcCtx) afterConstDone(b *ssa.BasicBlock, kind string, positions []token.Pos) ast.Stmt {
+	if len(b.Preds) != 1 || !constTest(b.Preds[0]) {
+		return nil
+	}
+	pk, part := commentKind(b.Preds[0].Comment)
+	next := succPos(b)
+	if part != "done" || !next.IsValid() {
+		return nil
+	}
+	for _, pp := range positions {
+		path := c.pathTo(pp)
+		for i, n := range path {
+			t := stmtOfKind(c.info, n, pk)
+			if t == nil || t.End() > next {
+				continue
+			}
+			// The statement list around t.
+			for _, m := range path[i+1:] {
+				switch list := m.(type) {
+				case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause:
+					return c.stmtBefore(list.(ast.Stmt), kind, t.End(), next)
+				}
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // constTest reports whether b ends in a test of a constant.

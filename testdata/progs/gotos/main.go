@@ -60,10 +60,35 @@ func orConstGoto(a int) int {
 	return x + y
 }
 
+// goneAfterLoop: the test of the constant condition that always jumps
+// ends the range loop's done block, and the if's own done block, which
+// never runs, has no position: it follows the if (before the loop it
+// skips), not an if inside the range loop, which found it from the
+// positions before. (The deferred closure keeps x and y on the heap.)
+func goneAfterLoop(a int) (r int) {
+	x, y := a%5, a%3
+	defer func() { r += x - y }()
+	for _, v := range []int{3, x, 4} {
+		y += v
+		if (0%3 < 0 || a > 3) && 6%2 < 0 {
+			return x + a
+		}
+	}
+	if 7%3 < 2 {
+		goto end
+	}
+	for i := 0; i < 4; i++ {
+		x += i
+	}
+end:
+	x++
+	return x + y
+}
+
 func main() {
 	s := 0
 	for i := 1; i < 60; i++ {
-		s += collatz(i) + constGoto(i) + orConstGoto(i)
+		s += collatz(i) + constGoto(i) + orConstGoto(i) + goneAfterLoop(i)
 	}
 	println(s)
 }
