@@ -192,20 +192,28 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 // test that leads to it: b's one predecessor ends in an If whose
 // condition has a position in the X of the innermost && or || that holds
 // it there; b evaluates that expression's Y.
+//
+// With several predecessors (the tests of an operand that is itself an
+// && or ||, as A and B in (A || B) && 3%4 > 2), it is the innermost
+// whose X holds all their conditions.
 func (c *funcCtx) operandAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
-	if len(b.Preds) != 1 {
+	if len(b.Preds) == 0 {
 		return nil, false
 	}
-	pos := ifPos(b.Preds[0])
-	if !pos.IsValid() {
-		return nil, false
+	var tests []token.Pos
+	for _, pr := range b.Preds {
+		pos := ifPos(pr)
+		if !pos.IsValid() {
+			return nil, false
+		}
+		tests = append(tests, pos)
 	}
-	for _, n := range c.pathTo(pos) {
+	for _, n := range c.pathTo(tests[0]) {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return nil, false
 		case *ast.BinaryExpr:
-			if (n.Op == token.LAND || n.Op == token.LOR) && contains(n.X, pos) {
+			if (n.Op == token.LAND || n.Op == token.LOR) && holdsAll(n.X, tests) {
 				return n.Y, true
 			}
 		}

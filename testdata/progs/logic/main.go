@@ -82,6 +82,20 @@ func constLast(a int) int {
 	return x + y
 }
 
+// constAfterOr: a constant right operand of && whose left operand is an
+// ||: its block, without a position, follows the tests of both of the
+// ||'s operands. (progen's small generation-3 seed 81 has the shape
+// where matching by count fails.)
+func constAfterOr(x int) int {
+	switch {
+	case (x%3 == 2 || x > 4) && 3%4 > 2:
+		return 1
+	case x > 2 || 2%5 > 3:
+		return 2
+	}
+	return 0
+}
+
 func main() {
 	s := 0
 	var f flag = true
@@ -94,7 +108,7 @@ func main() {
 		if x {
 			s += 2
 		}
-		s += sign(i-5) + constOperands(i) + constChain(i) + constLast(i)
+		s += sign(i-5) + constOperands(i) + constChain(i) + constLast(i) + constAfterOr(i)
 		if g := flag(i > 0); g && f || !g {
 			s += 3
 		}
