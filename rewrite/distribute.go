@@ -140,7 +140,7 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	matched := c.matched
 	var unmatched []*ssa.BasicBlock
 	for _, b := range blocks {
-		if y, ok := c.operandAfter(b); ok && !matched[y] && !c.ticked[y] {
+		if y, ok := c.operandAfter(b, landed); ok && !matched[y] && !c.ticked[y] {
 			matched[y] = true
 			at := Point{tickExpr, y}
 			p.add(at, p.Charged[b.Index])
@@ -195,25 +195,39 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 //
 // With several predecessors (the tests of an operand that is itself an
 // && or ||, as A and B in (A || B) && 3%4 > 2), it is the innermost
-// whose X holds all their conditions.
-func (c *funcCtx) operandAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
-	if len(b.Preds) == 0 {
+// whose X holds all their conditions. A predecessor whose test has no
+// position (a constant operand) stands for the operand it was placed at.
+func (c *funcCtx) operandAfter(b *ssa.BasicBlock, landed map[*ssa.BasicBlock]Point) (ast.Expr, bool) {
+	if len(b.Preds) == 0 || landed == nil && len(b.Preds) != 1 {
+		// (Without the landings, as clauseOfTest asks: one predecessor.)
 		return nil, false
 	}
 	var tests []token.Pos
 	for _, pr := range b.Preds {
+		if landed != nil && !slices.Contains(liveSuccs(pr), b) {
+			continue // (a test of a constant that never goes to b)
+		}
 		pos := ifPos(pr)
+		if at, ok := landed[pr]; !pos.IsValid() && ok && at.Kind == tickExpr && endingIf(pr) != nil {
+			pos = at.Node.Pos()
+		}
 		if !pos.IsValid() {
 			return nil, false
 		}
 		tests = append(tests, pos)
+	}
+	if len(tests) == 0 {
+		return nil, false
 	}
 	for _, n := range c.pathTo(tests[0]) {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return nil, false
 		case *ast.BinaryExpr:
-			if (n.Op == token.LAND || n.Op == token.LOR) && holdsAll(n.X, tests) {
+			// (go/ssa names the block of an && operand cond.true, of
+			// an || operand cond.false.)
+			op := n.Op == token.LAND && b.Comment != "cond.false" || n.Op == token.LOR && b.Comment != "cond.true"
+			if op && holdsAll(n.X, tests) {
 				return n.Y, true
 			}
 		}

@@ -335,7 +335,18 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	// Positions of the nearest predecessors that have one.
 	var positions []token.Pos
 	seen := map[*ssa.BasicBlock]bool{b: true}
-	frontier := b.Preds
+	// (Only along edges that a test of a constant leaves live: the
+	// entry block's if true goto then else done does not lead to done.)
+	live := func(to *ssa.BasicBlock) []*ssa.BasicBlock {
+		var from []*ssa.BasicBlock
+		for _, pr := range to.Preds {
+			if slices.Contains(liveSuccs(pr), to) {
+				from = append(from, pr)
+			}
+		}
+		return from
+	}
+	frontier := live(b)
 	direct := false // positions from b's own predecessors
 	for depth := 0; depth < 4 && len(positions) == 0 && len(frontier) > 0; depth++ {
 		direct = depth == 0
@@ -351,7 +362,7 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 			if pp := blockPos(pr); pp.IsValid() && !(pp == c.body.Rbrace && !c.isFuncBody()) {
 				positions = append(positions, pp)
 			}
-			next = append(next, pr.Preds...)
+			next = append(next, live(pr)...)
 		}
 		frontier = next
 	}

@@ -237,6 +237,35 @@ func constFirst(a int) (r int) {
 	return x
 }
 
+// constIfLoops: an if on a constant that is true, whose body ends in an
+// integer range. The if's done block is the range's too; it follows the
+// range's tests, without positions, and the entry block's test of the
+// constant, which never goes there: the positions before it are those of
+// the code before the if, not of the if's body. (The deferred closure
+// keeps x on the heap.)
+func constIfLoops(a int) (r int) {
+	x := a % 5
+	defer func() { r += x }()
+	if 6%2 != 1 {
+		for i := small(x) % 2; i < small(2); i++ {
+			x += i
+		}
+		for i := range 3 {
+			x += i
+			switch {
+			case (a%4 < 0 || 6 > 4) && 2%4 == 1:
+			case a%3 != 1 && 2%2 > 1:
+			}
+		}
+	}
+	for i := range 2 {
+		x += i
+	}
+	return x
+}
+
+func small(n int) int { return n % 5 }
+
 func main() {
 	xs := make([]int, 0, 100)
 	for i := 0; i < 100; i++ {
@@ -247,7 +276,7 @@ func main() {
 	for round := 0; round < 20; round++ {
 		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
 		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}}) + flips(xs)
-		total += constAfter(round, "ab") + constAfter(round, round) + constReturn(round) + constFirst(round)
+		total += constAfter(round, "ab") + constAfter(round, round) + constReturn(round) + constFirst(round) + constIfLoops(round)
 	}
 	println(total)
 }

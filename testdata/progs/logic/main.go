@@ -96,6 +96,20 @@ func constAfterOr(x int) int {
 	return 0
 }
 
+// constOrAnd: constant right operands of && after an || whose one
+// operand is a constant: its test, placed as that operand's tick,
+// leads to the && operand's block too; and a constant first operand,
+// whose test never goes there.
+func constOrAnd(x int) int {
+	switch {
+	case (x%3 == 1 || 2 > 2) && 8%3 > 1:
+		return 1
+	case (1%3 == 2 || x*3 > 10) && 8%4 == 0:
+		return 2
+	}
+	return 0
+}
+
 func main() {
 	s := 0
 	var f flag = true
@@ -108,7 +122,7 @@ func main() {
 		if x {
 			s += 2
 		}
-		s += sign(i-5) + constOperands(i) + constChain(i) + constLast(i) + constAfterOr(i)
+		s += sign(i-5) + constOperands(i) + constChain(i) + constLast(i) + constAfterOr(i) + constOrAnd(i)
 		if g := flag(i > 0); g && f || !g {
 			s += 3
 		}
