@@ -302,11 +302,11 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	var last []token.Pos
 	tell := 0
 	for _, pr := range b.Preds {
-		if constTest(pr) {
-			continue
+		if constTest(pr) || !c.reachable(pr) {
+			continue // (nor does code that never runs)
 		}
 		tell++
-		if pp := lastPos(pr); pp.IsValid() {
+		if pp := c.leavePos(pr); pp.IsValid() {
 			last = append(last, pp)
 		}
 	}
@@ -335,12 +335,13 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	// Positions of the nearest predecessors that have one.
 	var positions []token.Pos
 	seen := map[*ssa.BasicBlock]bool{b: true}
-	// (Only along edges that a test of a constant leaves live: the
-	// entry block's if true goto then else done does not lead to done.)
+	// (Only along edges that a test of a constant leaves live, from
+	// code that runs: the entry block's if true goto then else done
+	// does not lead to done.)
 	live := func(to *ssa.BasicBlock) []*ssa.BasicBlock {
 		var from []*ssa.BasicBlock
 		for _, pr := range to.Preds {
-			if slices.Contains(liveSuccs(pr), to) {
+			if slices.Contains(liveSuccs(pr), to) && c.reachable(pr) {
 				from = append(from, pr)
 			}
 		}
@@ -410,6 +411,22 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 		}
 	}
 	return nil, false
+}
+
+// leavePos returns where control leaves b: its last position, or for
+// the blocks that dispatch on how a range-over-func loop's body left
+// (which have none) the range statement's.
+func (c *funcCtx) leavePos(b *ssa.BasicBlock) token.Pos {
+	if pp := lastPos(b); pp.IsValid() {
+		return pp
+	}
+	switch b.Comment {
+	case "rangefunc.resume.ready.check", "rangefunc.resume.ready":
+		if r, ok := c.rangeFuncByRank(b); ok {
+			return r.For
+		}
+	}
+	return token.NoPos
 }
 
 // afterConstDone returns b's statement where b's only predecessor is

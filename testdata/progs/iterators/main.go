@@ -160,10 +160,62 @@ L:
 	return x + y
 }
 
+// resumeDone: the ends of a select nested in another's case jump to the
+// outer select's done block, and so do the blocks that dispatch on how
+// the range-over-func loop in its default left, which have no position:
+// the done block is the outer select's, after it, not the inner's.
+func resumeDone(a int) int {
+	x, y := a%5, a%3
+	select {
+	case v := <-ready(a):
+		x += v
+		select {
+		case w := <-ready(a + 2):
+			x += w
+		default:
+			y++
+		}
+	default:
+		for v := range count(x) {
+			y += v
+		}
+	}
+	for i := range 3 {
+		x += i
+	}
+	return x + y
+}
+
+// deadCaseRange: a case that never matches (its test is of constants)
+// holds a range-over-func loop, whose resume blocks, which never run,
+// jump to the switch's done block, where the integer range's increment
+// is too; that block goes after the outer switch, not after the switch
+// nested in the other case (where positions before it pointed, for want
+// of the resume blocks' own).
+func deadCaseRange(a int) int {
+	x, y := a%5, a%3
+	for i := range 1 {
+		x += i
+		switch {
+		case 1%4 < 0 && 0%3 != 2:
+			for v := range count(y) {
+				y += v
+			}
+		case x%3 != 2:
+			switch y % 4 {
+			case 0:
+			case 1:
+			case 2, 3:
+			}
+		}
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	for i := range 4 {
-		s += gotoInBody(i) + postCalls(i) + constContinue(i)
+		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i)
 	}
 	for v := range count(10) {
 		if v == 7 {
