@@ -302,8 +302,8 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	var last []token.Pos
 	tell := 0
 	for _, pr := range b.Preds {
-		if constTest(pr) || !c.reachable(pr) {
-			continue // (nor does code that never runs)
+		if constTest(pr) {
+			continue
 		}
 		tell++
 		if pp := c.leavePos(pr); pp.IsValid() {
