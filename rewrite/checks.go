@@ -137,11 +137,7 @@ func (pl *planner) postCallChecks(b *ssa.BasicBlock) {
 		if !ok {
 			continue
 		}
-		ends := []Point{{atBodyEnd, f.Body}}
-		for _, cont := range branchesTo(f, token.CONTINUE, c.labels) {
-			ends = append(ends, Point{beforeStmt, cont})
-		}
-		for _, at := range ends {
+		for _, at := range c.iterationEnds(f, f.Body) {
 			p.touch(at)
 			p.Final[at] = true
 		}

@@ -72,15 +72,24 @@ func (c *funcCtx) distribute(b *ssa.BasicBlock, p *FuncPlan, landed map[*ssa.Bas
 // liveSuccs returns the successors control can go to from b: the one a
 // test of a constant selects, or all.
 func liveSuccs(b *ssa.BasicBlock) []*ssa.BasicBlock {
-	if i := endingIf(b); i != nil {
-		if k, ok := i.Cond.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Bool {
-			if constant.BoolVal(k.Value) {
-				return b.Succs[:1]
-			}
-			return b.Succs[1:]
+	if v, ok := constTest(b); ok {
+		if v {
+			return b.Succs[:1]
 		}
+		return b.Succs[1:]
 	}
 	return b.Succs
+}
+
+// constTest reports whether b ends in a test of a constant (go/ssa gives
+// it no position), and its value.
+func constTest(b *ssa.BasicBlock) (value, ok bool) {
+	if i := endingIf(b); i != nil {
+		if k, ok := i.Cond.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Bool {
+			return constant.BoolVal(k.Value), true
+		}
+	}
+	return false, false
 }
 
 // reachable reports whether control can reach b from the entry (or from
@@ -140,7 +149,7 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	matched := c.matched
 	var unmatched []*ssa.BasicBlock
 	for _, b := range blocks {
-		if y, ok := c.operandAfter(b, landed); ok && !matched[y] && !c.ticked[y] {
+		if y, ok := c.operandAfterAll(b, landed); ok && !matched[y] && !c.ticked[y] {
 			matched[y] = true
 			at := Point{tickExpr, y}
 			p.add(at, p.Charged[b.Index])
@@ -192,20 +201,28 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 // test that leads to it: b's one predecessor ends in an If whose
 // condition has a position in the X of the innermost && or || that holds
 // it there; b evaluates that expression's Y.
-//
-// With several predecessors (the tests of an operand that is itself an
-// && or ||, as A and B in (A || B) && 3%4 > 2), it is the innermost
-// whose X holds all their conditions. A predecessor whose test has no
-// position (a constant operand) stands for the operand it was placed at.
-func (c *funcCtx) operandAfter(b *ssa.BasicBlock, landed map[*ssa.BasicBlock]Point) (ast.Expr, bool) {
-	if len(b.Preds) == 0 || landed == nil && len(b.Preds) != 1 {
-		// (Without the landings, as clauseOfTest asks: one predecessor.)
+func (c *funcCtx) operandAfter(b *ssa.BasicBlock) (ast.Expr, bool) {
+	if len(b.Preds) != 1 {
 		return nil, false
 	}
+	pos := ifPos(b.Preds[0])
+	if !pos.IsValid() {
+		return nil, false
+	}
+	return c.operandAfterTests(b, []token.Pos{pos})
+}
+
+// operandAfterAll is operandAfter for a block with several predecessors
+// too (the tests of an operand that is itself an && or ||, as A and B in
+// (A || B) && 3%4 > 2): the innermost && or || whose X holds all their
+// conditions. A predecessor whose test has no position (a constant
+// operand) stands for the operand it landed at; one whose test of a
+// constant never goes to b is left out.
+func (c *funcCtx) operandAfterAll(b *ssa.BasicBlock, landed map[*ssa.BasicBlock]Point) (ast.Expr, bool) {
 	var tests []token.Pos
 	for _, pr := range b.Preds {
-		if landed != nil && !slices.Contains(liveSuccs(pr), b) {
-			continue // (a test of a constant that never goes to b)
+		if !slices.Contains(liveSuccs(pr), b) {
+			continue
 		}
 		pos := ifPos(pr)
 		if at, ok := landed[pr]; !pos.IsValid() && ok && at.Kind == tickExpr && endingIf(pr) != nil {
@@ -216,6 +233,13 @@ func (c *funcCtx) operandAfter(b *ssa.BasicBlock, landed map[*ssa.BasicBlock]Poi
 		}
 		tests = append(tests, pos)
 	}
+	return c.operandAfterTests(b, tests)
+}
+
+// operandAfterTests returns the Y of the innermost && or || whose X holds
+// the positions of the tests that lead to b, of the operator go/ssa names
+// b after (cond.true: &&, cond.false: ||).
+func (c *funcCtx) operandAfterTests(b *ssa.BasicBlock, tests []token.Pos) (ast.Expr, bool) {
 	if len(tests) == 0 {
 		return nil, false
 	}
@@ -224,8 +248,6 @@ func (c *funcCtx) operandAfter(b *ssa.BasicBlock, landed map[*ssa.BasicBlock]Poi
 		case *ast.FuncLit:
 			return nil, false
 		case *ast.BinaryExpr:
-			// (go/ssa names the block of an && operand cond.true, of
-			// an || operand cond.false.)
 			op := n.Op == token.LAND && b.Comment != "cond.false" || n.Op == token.LOR && b.Comment != "cond.true"
 			if op && holdsAll(n.X, tests) {
 				return n.Y, true

@@ -519,11 +519,11 @@ func (c *funcCtx) landUnpositioned(b *ssa.BasicBlock, p *FuncPlan, w int64) (Poi
 }
 
 // returningDone lands a statement's done block that returns, and has no
-// position of its own but the closing brace of a range-over-func body:
-// it runs right after the statement. The return may be a continue behind
-// a test of a constant (select {…}; if 2%2 == 0 { continue L }), where
-// the body's end is never reached; go/ssa positions the body's implicit
-// continue and such a block alike.
+// position (or, in a range-over-func body, only its closing brace's):
+// right after the statement, where it runs. The return may be a continue
+// behind a test of a constant (select {…}; if 2%2 == 0 { continue L }),
+// where the body's end is never reached; go/ssa positions the body's
+// implicit continue and such a block alike.
 func (c *funcCtx) returningDone(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	kind, part := commentKind(b.Comment)
 	if part != "done" || len(b.Preds) == 0 || !terminates(b) {

@@ -90,13 +90,21 @@ func (c *funcCtx) mergeLoops(p *FuncPlan) {
 	}
 }
 
-// chargeAfterIteration charges w where each iteration of loop ends: at the
-// end of its body and before every continue that targets it.
+// chargeAfterIteration charges w where each iteration of loop ends.
 func (c *funcCtx) chargeAfterIteration(p *FuncPlan, loop ast.Stmt, body *ast.BlockStmt, w int64) {
-	p.add(Point{atBodyEnd, body}, w)
-	for _, cont := range branchesTo(loop, token.CONTINUE, c.labels) {
-		p.add(Point{beforeStmt, cont}, w)
+	for _, at := range c.iterationEnds(loop, body) {
+		p.add(at, w)
 	}
+}
+
+// iterationEnds returns the points where each iteration of loop ends: the
+// end of its body and before every continue that targets it.
+func (c *funcCtx) iterationEnds(loop ast.Stmt, body *ast.BlockStmt) []Point {
+	ends := []Point{{atBodyEnd, body}}
+	for _, cont := range branchesTo(loop, token.CONTINUE, c.labels) {
+		ends = append(ends, Point{beforeStmt, cont})
+	}
+	return ends
 }
 
 // forStmt finds the for statement a for.* block belongs to.
@@ -302,7 +310,7 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	var last []token.Pos
 	tell := 0
 	for _, pr := range b.Preds {
-		if constTest(pr) {
+		if _, isConst := constTest(pr); isConst {
 			continue
 		}
 		tell++
@@ -435,7 +443,10 @@ func (c *funcCtx) leavePos(b *ssa.BasicBlock) token.Pos {
 // that follows that one and ends before where b leads. positions are
 // those of the blocks before the predecessor, inside its statement.
 func (c *funcCtx) afterConstDone(b *ssa.BasicBlock, kind string, positions []token.Pos) ast.Stmt {
-	if len(b.Preds) != 1 || !constTest(b.Preds[0]) {
+	if len(b.Preds) != 1 {
+		return nil
+	}
+	if _, isConst := constTest(b.Preds[0]); !isConst {
 		return nil
 	}
 	pk, part := commentKind(b.Preds[0].Comment)
@@ -461,16 +472,6 @@ func (c *funcCtx) afterConstDone(b *ssa.BasicBlock, kind string, positions []tok
 		}
 	}
 	return nil
-}
-
-// constTest reports whether b ends in a test of a constant.
-func constTest(b *ssa.BasicBlock) bool {
-	i := endingIf(b)
-	if i == nil {
-		return false
-	}
-	_, ok := i.Cond.(*ssa.Const)
-	return ok
 }
 
 // succPos returns the first position where control goes from b: that of

@@ -49,7 +49,7 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 				// the block's first position may be the tag's.)
 				pp := ifPos(pr)
 				if !pp.IsValid() {
-					if y, ok := c.operandAfter(pr, nil); ok {
+					if y, ok := c.operandAfter(pr); ok {
 						pp = y.Pos() // (a constant operand: case a > 0 && true:)
 					} else if v, ok := c.constantCaseAfter(pr); ok {
 						pp = v.Pos() // (a constant case: case true:)
