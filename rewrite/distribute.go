@@ -92,6 +92,15 @@ func constTest(b *ssa.BasicBlock) (value, ok bool) {
 	return false, false
 }
 
+// constTestPos returns the position of the constant that the If ending
+// b tests, where buildSSA found it; NoPos otherwise.
+func (c *funcCtx) constTestPos(b *ssa.BasicBlock) token.Pos {
+	if t := endingIf(b); t != nil {
+		return c.consts[t]
+	}
+	return token.NoPos
+}
+
 // reachable reports whether control can reach b from the entry (or from
 // a panic, the recover block) through the successors that tests of
 // constants leave live.

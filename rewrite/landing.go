@@ -79,6 +79,9 @@ type funcCtx struct {
 	// matched are the operands of && and || that matchOperands gave a
 	// block's weight.
 	matched map[ast.Expr]bool
+	// consts holds the positions of tests of constants that go/ssa
+	// leaves without one (buildSSA).
+	consts map[*ssa.If]token.Pos
 }
 
 // pathTo returns the AST path from the innermost node enclosing pos up to

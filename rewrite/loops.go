@@ -307,10 +307,16 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	// A predecessor that ends in a test of a constant (no position of
 	// its own) may leave from before the statement that test begins
 	// (y += n; if 2%4 == 1 || x > 0 { … }): it does not tell.
+	// (Unless buildSSA found where the test's expression is: that is
+	// where control leaves.)
 	var last []token.Pos
 	tell := 0
 	for _, pr := range b.Preds {
 		if _, isConst := constTest(pr); isConst {
+			if pp := c.constTestPos(pr); pp.IsValid() {
+				tell++
+				last = append(last, pp)
+			}
 			continue
 		}
 		tell++

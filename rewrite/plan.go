@@ -145,7 +145,7 @@ type planner struct {
 
 func newPlanner(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn *ssa.Function, body *ast.BlockStmt, opts *Options, facts *funcFacts) *planner {
 	quiet := facts.quiet
-	c := &funcCtx{fn: fn, body: body, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}}
+	c := &funcCtx{fn: fn, body: body, file: file, info: info, labels: labels, ticked: map[ast.Node]bool{}, posts: map[*ast.ForStmt]int64{}, cmps: map[ast.Node]int64{}, consts: facts.consts}
 	p := &FuncPlan{
 		Fn:         fn,
 		Body:       body,

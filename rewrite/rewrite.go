@@ -167,7 +167,7 @@ func Package(in *Input, opts Options) (*Output, error) {
 	if opts.Cost != nil && in.Escapes != nil {
 		opts.Cost = opts.Cost.WithEscapes(in.Escapes)
 	}
-	spkg := BuildSSA(in)
+	spkg, consts := buildSSA(in)
 	fileOf := make(map[*token.File]int)
 	for i, f := range in.Files {
 		fileOf[in.Fset.File(f.Pos())] = i
@@ -207,6 +207,7 @@ func Package(in *Input, opts Options) (*Output, error) {
 	}
 
 	facts := packageFacts(byFile, opts)
+	facts.consts = consts
 	out := &Output{Files: make([][]byte, len(in.Files)), Quiet: make(map[string]int64)}
 	for fn, n := range facts.quiet {
 		if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() == in.Pkg {
@@ -342,6 +343,9 @@ type funcFacts struct {
 	// push, mayEnterLate): a call to one needs no check before it (see
 	// planFunc).
 	checked map[*ssa.Function]bool
+	// consts holds the positions of the package's tests of constants
+	// (buildSSA).
+	consts map[*ssa.If]token.Pos
 }
 
 // packageFacts returns the facts of the functions to instrument.

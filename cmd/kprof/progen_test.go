@@ -590,10 +590,10 @@ func TestGeneratedOracle(t *testing.T) {
 	for _, n := range []uint64{1, 2, 3} {
 		seeds = append(seeds, seed{2, false, n})
 	}
-	for _, n := range []uint64{1, 31, 32, 58, 76} { // (each found a bug)
+	for _, n := range []uint64{1, 31, 32, 58, 76, 157, 173} { // (each found a bug)
 		seeds = append(seeds, seed{3, false, n})
 	}
-	for _, n := range []uint64{4, 9, 81, 105, 155} { // (each found a bug)
+	for _, n := range []uint64{4, 9, 81, 88, 105, 155} { // (each found a bug)
 		seeds = append(seeds, seed{3, true, n})
 	}
 	keep := os.Getenv("KPROF_PROGEN") != ""

@@ -264,6 +264,30 @@ func constIfLoops(a int) (r int) {
 	return x
 }
 
+// constAfterSwitch: the done block of an if on a constant that is false
+// holds the integer range's increment; it follows a switch whose default
+// clause ends in an if with a constant operand, which go/ssa threads
+// away. Without a position for the test of 7%2 > 1, where control left
+// the switch's done block told nothing, and the increment went after the
+// if in the default clause (a count short on every other iteration).
+func constAfterSwitch(a int) int {
+	x, y := a%5, a%3
+	for i := range 3 {
+		x += i
+		switch x {
+		case 1:
+		default:
+			if x > 2 && 6%4 > 2 {
+				break
+			}
+		}
+		if 7%2 > 1 {
+			return x + x
+		}
+	}
+	return (x + y) % 1000
+}
+
 func small(n int) int { return n % 5 }
 
 func main() {
@@ -277,6 +301,7 @@ func main() {
 		total += skip(data, round%len(data)) + find(data, byte('a'+round%8)) + scan(data[round%len(data):]) + both(xs, map[int]bool{5: true, 12: true}) + calls(xs[:10]) + chain3(xs)
 		total += len(lastName("a.b[c.d].e[f.g]")) + len(lastName("pkg.Type[x.y]")) + trees(xs, map[int]int{5: 2, 12: 1, -3: 4}, []shape{sq{1}, sq{3}, sq{round % 5}}) + flips(xs)
 		total += constAfter(round, "ab") + constAfter(round, round) + constReturn(round) + constFirst(round) + constIfLoops(round)
+		total += constAfterSwitch(round)
 	}
 	println(total)
 }
