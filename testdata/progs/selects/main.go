@@ -21,7 +21,7 @@ func main() {
 		if i%4 == 0 {
 			a <- i
 		}
-		s += pick(a, b, i) + nested(i)
+		s += pick(a, b, i) + nested(i) + inSwitch(i)
 		if i%5 == 0 {
 			select {
 			case <-b:
@@ -63,6 +63,45 @@ func nested(i int) int {
 		default:
 		}
 		y++
+	}
+	return x + y
+}
+
+// inSwitch: a switch's done block follows, among others, the dispatch on
+// a select's case index, which has no position (the select's stands for
+// it), in an if on a constant that is false: the block's other
+// predecessors alone would name the inner switch.
+func inSwitch(i int) int {
+	x, y := i%5, i%3
+	ready := make(chan int, 1)
+	sink := make(chan int, 1)
+	if i%2 == 1 {
+		ready <- i
+		sink = nil
+	}
+	switch y {
+	case 0:
+		x += y
+		if 5%2 != 1 {
+			select {
+			case sink <- x:
+				y++
+			case v := <-ready:
+				x += v
+			default:
+			}
+		} else if ((y+x)%7%2 > 2 || x*3+x > 1) && 0%2 == 0 {
+		}
+	case 1, 2:
+		switch i % 5 {
+		case 1:
+			x += 7
+		case 2:
+			y--
+		}
+	}
+	for j := 0; j < 2; j++ {
+		x += j
 	}
 	return x + y
 }

@@ -797,17 +797,34 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		}
 	case ir.OSWITCH:
 		// The dispatch of a case that lists several values: a switch on
-		// the tag variable whose clauses only charge.
+		// the tag variable whose clauses only charge; or of a type
+		// switch's clause that lists several types, on the guard's
+		// variable (one that charges, at least: the user's switch with
+		// empty clauses costs what it did).
 		sw := n.(*ir.SwitchStmt)
-		if len(sw.Init()) > 0 || sw.Tag == nil || sw.Tag.Op() != ir.ONAME {
+		if len(sw.Init()) > 0 || sw.Tag == nil {
 			break
 		}
+		tag := sw.Tag
+		if g, ok := tag.(*ir.TypeSwitchGuard); ok {
+			if g.Tag != nil {
+				break
+			}
+			tag = g.X
+		}
+		if tag.Op() != ir.ONAME {
+			break
+		}
+		charges := false
 		for _, c := range sw.Cases {
 			if !kprofOnly(c.Body) || ir.Any(c, kprofCall) {
 				return nil, false
 			}
+			charges = charges || len(c.Body) > 0
 		}
-		return nil, true
+		if charges {
+			return nil, true
+		}
 	case ir.ORETURN:
 		// return Ret2[A, B](_kd).Of(a, b): the compiler assigns the
 		// results to temporaries in the init of the first result. Cost
@@ -840,9 +857,10 @@ func kprofInserted(n ir.Node) ([]ir.Node, bool) {
 		if _, ok := kprofCallee(x.Cond); ok {
 			return nil, true
 		}
-		if len(x.Init()) == 0 && !ir.Any(x.Cond, kprofCall) && kprofOnly(x.Body) && kprofOnly(x.Else) {
+		if len(x.Init()) == 0 && !ir.Any(x.Cond, kprofCall) && kprofOnly(x.Body) && kprofOnly(x.Else) && len(x.Body)+len(x.Else) > 0 {
 			// A branch tick: a condition with no call evaluated again
-			// to choose a charge.
+			// to choose a charge (the user's if with empty branches
+			// costs what it did).
 			return nil, true
 		}
 	case ir.OAS:
