@@ -25,6 +25,7 @@ const (
 	resultVar      = "_kr" // prefix of the results of a call returned through temporaries (return f())
 	namedResultVar = "_kq" // prefix of the names kprof gives a function's unnamed results (namedResults)
 	bodyDepthVar   = "_kb" // prefix of the depth at a range-over-func loop body's start (check.inRange)
+	guardVar       = "_kg" // a type switch's guard, bound where no variable names it (typeCase)
 )
 
 // ReservedNames are the names of rewritten source that kprof's compiler
@@ -256,8 +257,9 @@ type funcState struct {
 	pendingOrder []token.Pos
 	valueCases   map[*ast.CaseClause]*valueDispatch
 	valueOrder   []*ast.CaseClause
-	bound        map[*ast.SwitchStmt]bool  // switches whose tag is bound to tagVar
-	ticked       map[ast.Expr]*branchChain // operands whose ticks go to their if's branches
+	bound        map[*ast.SwitchStmt]bool     // switches whose tag is bound to tagVar
+	guarded      map[*ast.TypeSwitchStmt]bool // type switches whose guard is bound to guardVar
+	ticked       map[ast.Expr]*branchChain    // operands whose ticks go to their if's branches
 }
 
 func newFuncState() *funcState {
@@ -266,6 +268,7 @@ func newFuncState() *funcState {
 		pending:    map[token.Pos]*pendingStmt{},
 		valueCases: map[*ast.CaseClause]*valueDispatch{},
 		bound:      map[*ast.SwitchStmt]bool{},
+		guarded:    map[*ast.TypeSwitchStmt]bool{},
 		ticked:     map[ast.Expr]*branchChain{},
 	}
 }
@@ -758,6 +761,15 @@ func (f *fileEmitter) emitPoint(p *FuncPlan, at Point, c check) {
 		tt := at.Node.(*typeTest)
 		sw := f.typeSwitchOf(tt.Clause)
 		guard := f.guardExpr(sw, tt.Clause)
+		if a, ok := sw.Assign.(*ast.ExprStmt); ok && guard == "" {
+			// No variable holds the guard's value (switch f().(type)):
+			// the switch binds one, which only the tests kprof adds use.
+			if !f.guarded[sw] {
+				f.guarded[sw] = true
+				f.Insert(a.X.Pos(), rankBind, guardVar+" := ")
+			}
+			guard = guardVar
+		}
 		if guard == "" {
 			f.approx = append(f.approx, fmt.Sprintf("%s: type switch at %s: cannot tell which type matched; %d instructions charged to the first", p.Fn, f.fset.Position(sw.Pos()), n))
 			f.Insert(tt.Clause.Colon+1, rankStmt, p.chargeStmt(n))

@@ -10,6 +10,7 @@ import (
 	"go/types"
 	"slices"
 	"sort"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -320,7 +321,7 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 			continue
 		}
 		tell++
-		if pp := c.leavePos(pr); pp.IsValid() {
+		if pp := c.passPos(pr, 3); pp.IsValid() {
 			last = append(last, pp)
 		}
 	}
@@ -427,12 +428,48 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	return nil, false
 }
 
+// passPos is leavePos, but for a block that only jumps on (an empty
+// clause, which go/ssa gives no position), where control left the
+// predecessor that led to it, following at most depth such blocks back:
+// the block lies in the statement of the test that chose it.
+func (c *funcCtx) passPos(b *ssa.BasicBlock, depth int) token.Pos {
+	if pp := c.leavePos(b); pp.IsValid() || depth == 0 || len(b.Instrs) != 1 {
+		return pp
+	}
+	if _, ok := b.Instrs[0].(*ssa.Jump); !ok {
+		return token.NoPos
+	}
+	for _, pr := range b.Preds {
+		if _, isConst := constTest(pr); isConst {
+			if pp := c.constTestPos(pr); pp.IsValid() {
+				return pp
+			}
+			continue
+		}
+		if pp := c.passPos(pr, depth-1); pp.IsValid() {
+			return pp
+		}
+	}
+	return token.NoPos
+}
+
 // leavePos returns where control leaves b: its last position, or for
 // the blocks that dispatch on how a range-over-func loop's body left
 // (which have none) the range statement's.
 func (c *funcCtx) leavePos(b *ssa.BasicBlock) token.Pos {
 	if pp := lastPos(b); pp.IsValid() {
 		return pp
+	}
+	// (A select's dispatch on the index of its case: the select's.)
+	if t := testOf(b); t != nil && t.Pos().IsValid() {
+		return t.Pos()
+	}
+	// (A range loop's header, whose index and comparison have none:
+	// the range statement's.)
+	if kind, part := commentKind(b.Comment); part == "loop" && strings.HasPrefix(kind, "range") && kind != "rangefunc" {
+		if r, ok := c.rangeStmt(b, token.NoPos, kind); ok {
+			return r.For
+		}
 	}
 	switch b.Comment {
 	case "rangefunc.resume.ready.check", "rangefunc.resume.ready":

@@ -212,10 +212,36 @@ func deadCaseRange(a int) int {
 	return x + y
 }
 
+// emptyClauses: in a range-over-func body, a switch's done block (which
+// returns to the iterator) follows empty clauses of a type switch nested
+// in one of its clauses: blocks that only jump, with no position. Where
+// control left them is where their tests did, in the switch.
+func emptyClauses(a int) int {
+	x, y := a%5, a%3
+	for v := range count(a % 4) {
+		y += v
+		switch {
+		case x > 1:
+			switch t := any(a).(type) {
+			case int, string:
+				_ = t
+			case nil:
+				y++
+			default:
+			}
+		case y < 0:
+			switch {
+			case y%3 != 2 && square(a) > 1:
+			}
+		}
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	for i := range 4 {
-		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i)
+		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i) + emptyClauses(i)
 	}
 	for v := range count(10) {
 		if v == 7 {

@@ -79,7 +79,38 @@ outer:
 	for i := range 4 {
 		s += rangeIntNested(i)
 	}
+	for i := range 12 {
+		s += rangeBeforeDone(i)
+	}
 	println(s, n)
+}
+
+// rangeBeforeDone: the done block of the if-else chain follows, among
+// others, the header of a range loop in a switch clause, which has no
+// position (its index and comparison have none): the range statement's
+// stands for it. (The else if tests a constant that is false; the
+// deferred closure keeps y on the heap.)
+func rangeBeforeDone(a int) int {
+	x, y := a%5, a%3
+	if y%4 == 0 {
+		switch a % 4 {
+		case 1:
+			for _, v := range []int{1, a, 4} {
+				y += v
+			}
+		case 2:
+			if y%3 > 1 {
+				return x
+			}
+		}
+	} else if 6%2 == 1 && a%3 < 0 {
+		x++
+	}
+	switch {
+	case 8%4 == 1 && a%7 < 2:
+		defer func() { y += a }()
+	}
+	return x + y
 }
 
 // rangeIntNested: an integer range whose body ends in another loop.

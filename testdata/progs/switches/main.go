@@ -155,7 +155,7 @@ func main() {
 		s += nested(rune('u'+i%3), i) + constantOperand(i-6)
 		s += constantChain(i, i%3) + innerDone(i)
 		s += assertedBefore(box(i+1), i) + assertedInInit(box(i+2), i) + assertedInClause(box(i), i)
-		s += breakOut([]int{i, i + 3, i * 5, 7})
+		s += breakOut([]int{i, i + 3, i * 5, 7}) + guardless(i)
 	}
 	println(s)
 }
@@ -412,4 +412,20 @@ func breakOut(xs []int) int {
 		}
 	}
 	return g
+}
+
+// guardless: a type switch that binds no variable, on a call, with a
+// clause that lists several types. What the clause's types after the
+// first charge needs the guard's value again: kprof binds it (the
+// tests ran for int and string alike when nothing named it).
+func guardless(i int) int {
+	n := 0
+	switch box(i).(type) {
+	case int, string:
+		n++
+	case nil:
+		n += 2
+	default:
+	}
+	return n
 }
