@@ -48,7 +48,10 @@
 // loops and for-loop post statements are charged where control passes
 // through them (body start and after the loop, minus breaks; end of body and
 // before continue). Blocks with no source position take their weight from
-// neighbouring blocks by flow conservation. Output.Approx lists any block
+// neighbouring blocks by flow conservation, or find their statement from
+// where their predecessors leave. go/ssa gives a test of a constant
+// (if debug, 6%4 > 2 as an operand of &&) no position; buildSSA recovers
+// the constant's (consttests.go). Output.Approx lists any block
 // whose weight could only be placed approximately. The plan checker
 // (plancheck.go, Options.CheckPlans, on in the tests) verifies each plan's
 // invariants as it is made: final checks where blocks return or panic,
