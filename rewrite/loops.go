@@ -464,11 +464,14 @@ func (c *funcCtx) leavePos(b *ssa.BasicBlock) token.Pos {
 	if t := testOf(b); t != nil && t.Pos().IsValid() {
 		return t.Pos()
 	}
-	// (A range loop's header, whose index and comparison have none:
-	// the range statement's.)
-	if kind, part := commentKind(b.Comment); part == "loop" && strings.HasPrefix(kind, "range") && kind != "rangefunc" {
-		if r, ok := c.rangeStmt(b, token.NoPos, kind); ok {
-			return r.For
+	// (A range loop's header, or its first test where go/ssa fused it
+	// into the block before the loop: their index and comparison have
+	// none; the range statement's.)
+	for _, s := range b.Succs {
+		if kind, part := commentKind(s.Comment); part == "body" && strings.HasPrefix(kind, "range") && kind != "rangefunc" {
+			if r, ok := c.rangeStmt(s, token.NoPos, kind); ok {
+				return r.For
+			}
 		}
 	}
 	switch b.Comment {

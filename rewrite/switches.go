@@ -25,6 +25,11 @@ func onlyJumps(b *ssa.BasicBlock) bool {
 // to from the test in its predecessor: a type switch test's position is
 // its clause's case keyword; a select body follows its index comparison.
 func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) {
+	// An empty clause that b, a jump, may be the body of; unless another
+	// test leads to b from a clause with a body (the next clause's, where
+	// go/ssa threads the empty body of a nested switch's clause that
+	// falls through to it).
+	var empty ast.Node
 	for _, pr := range b.Preds {
 		switch kind {
 		case "typeswitch":
@@ -66,12 +71,14 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 							}
 						}
 						return false
-					}); ok && (len(cl.Body) > 0 || onlyJumps(b)) {
+					}); ok && len(cl.Body) > 0 {
+						return cl, true
+					} else if ok && onlyJumps(b) && empty == nil {
 						// (A clause with an empty body has no block of
 						// its own unless a jump stays for it (before
 						// φ-nodes): go/ssa threads its jump on, here to
 						// the body of the clause another test leads to.)
-						return cl, true
+						empty = cl
 					}
 				}
 			}
@@ -104,6 +111,9 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 				}
 			}
 		}
+	}
+	if empty != nil {
+		return empty, true
 	}
 	return nil, false
 }

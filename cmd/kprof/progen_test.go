@@ -593,7 +593,7 @@ func TestGeneratedOracle(t *testing.T) {
 	for _, n := range []uint64{1, 31, 32, 58, 76, 157, 173} { // (each found a bug)
 		seeds = append(seeds, seed{3, false, n})
 	}
-	for _, n := range []uint64{4, 9, 81, 88, 105, 114, 155, 195} { // (each found a bug)
+	for _, n := range []uint64{4, 9, 81, 88, 105, 114, 155, 195, 299, 328, 387} { // (each found a bug)
 		seeds = append(seeds, seed{3, true, n})
 	}
 	keep := os.Getenv("KPROF_PROGEN") != ""

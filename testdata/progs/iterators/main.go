@@ -238,10 +238,39 @@ func emptyClauses(a int) int {
 	return x + y
 }
 
+// fusedRangeTest: in a range-over-func body, the done block of a switch
+// follows, among others, the test before an integer range's first
+// iteration, which go/ssa fuses into the clause's block: it has no
+// position (0 < 3 compares constants); the range statement's stands
+// for it.
+func fusedRangeTest(a int) int {
+	x, y := a%5, a%3
+	for v := range count(5) {
+		y += v
+		switch y % 5 {
+		case 1:
+			for i := range 3 {
+				x += i
+			}
+		case 2:
+			if y > 2 {
+				continue
+			}
+			switch y % 3 {
+			case 1:
+			}
+		}
+		if 2%3 == 1 || y > 3 {
+			continue
+		}
+	}
+	return x + y
+}
+
 func main() {
 	s := 0
 	for i := range 4 {
-		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i) + emptyClauses(i)
+		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i) + emptyClauses(i) + fusedRangeTest(i)
 	}
 	for v := range count(10) {
 		if v == 7 {

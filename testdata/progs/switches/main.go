@@ -155,7 +155,7 @@ func main() {
 		s += nested(rune('u'+i%3), i) + constantOperand(i-6)
 		s += constantChain(i, i%3) + innerDone(i)
 		s += assertedBefore(box(i+1), i) + assertedInInit(box(i+2), i) + assertedInClause(box(i), i)
-		s += breakOut([]int{i, i + 3, i * 5, 7}) + guardless(i)
+		s += breakOut([]int{i, i + 3, i * 5, 7}) + guardless(i) + fallInto(i)
 	}
 	println(s)
 }
@@ -429,3 +429,40 @@ func guardless(i int) int {
 	}
 	return n
 }
+
+// fallInto: a clause ends in a tagless switch whose first clause is
+// empty, and falls through into a clause whose body's first block only
+// jumps (its loop's init is a constant). go/ssa threads the empty
+// clause's body, and the inner switch's done block, to that block: the
+// tests of both switches lead to it, and it is the second clause's.
+// (The closure keeps x on the heap.)
+func fallInto(i int) int {
+	x, y := i%5, i%3
+	c := func(d int) { x += d }
+	c(1)
+	switch (x + i) % 7 % 4 {
+	case 0:
+		switch {
+		case (x+1)%3 != 0:
+		case 3%4 == 2:
+		case y*3+y%3 == 1 && (sq{y}).area() > 7 && 2%3 < 0:
+		}
+		fallthrough
+	case 1:
+		for j := 0; j < 4; j = step(j) {
+			x += j
+		}
+		switch z := i % 3; z % 4 {
+		case 0:
+			x += z
+		case 1, 2:
+		}
+	case 2, 3:
+		y--
+	default:
+		x, y = y%11, x%13+3
+	}
+	return x + y
+}
+
+func step(j int) int { return j + 1 }
