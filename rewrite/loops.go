@@ -305,23 +305,19 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 	// lies in it. The innermost statement of the kind that holds them all
 	// is the one (a block that evaluates a nested statement's header
 	// begins before it: its first position would name an outer one).
-	// A predecessor that ends in a test of a constant (no position of
-	// its own) may leave from before the statement that test begins
-	// (y += n; if 2%4 == 1 || x > 0 { … }): it does not tell.
-	// (Unless buildSSA found where the test's expression is: that is
-	// where control leaves.)
+	// A predecessor that ends in a test of a constant leaves from that
+	// test (leavePos); where buildSSA did not find the test's expression,
+	// the predecessor does not tell (its last position may lie before
+	// the statement the test begins: y += n; if 2%4 == 1 || x > 0 { … }).
 	var last []token.Pos
 	tell := 0
 	for _, pr := range b.Preds {
-		if _, isConst := constTest(pr); isConst {
-			if pp := c.constTestPos(pr); pp.IsValid() {
-				tell++
-				last = append(last, pp)
-			}
+		pp := c.passPos(pr, 3)
+		if _, isConst := constTest(pr); isConst && !pp.IsValid() {
 			continue
 		}
 		tell++
-		if pp := c.passPos(pr, 3); pp.IsValid() {
+		if pp.IsValid() {
 			last = append(last, pp)
 		}
 	}
@@ -433,19 +429,10 @@ func (c *funcCtx) doneOf(b *ssa.BasicBlock, kind string) (ast.Stmt, bool) {
 // predecessor that led to it, following at most depth such blocks back:
 // the block lies in the statement of the test that chose it.
 func (c *funcCtx) passPos(b *ssa.BasicBlock, depth int) token.Pos {
-	if pp := c.leavePos(b); pp.IsValid() || depth == 0 || len(b.Instrs) != 1 {
+	if pp := c.leavePos(b); pp.IsValid() || depth == 0 || !onlyJumps(b) {
 		return pp
 	}
-	if _, ok := b.Instrs[0].(*ssa.Jump); !ok {
-		return token.NoPos
-	}
 	for _, pr := range b.Preds {
-		if _, isConst := constTest(pr); isConst {
-			if pp := c.constTestPos(pr); pp.IsValid() {
-				return pp
-			}
-			continue
-		}
 		if pp := c.passPos(pr, depth-1); pp.IsValid() {
 			return pp
 		}
@@ -457,6 +444,11 @@ func (c *funcCtx) passPos(b *ssa.BasicBlock, depth int) token.Pos {
 // the blocks that dispatch on how a range-over-func loop's body left
 // (which have none) the range statement's.
 func (c *funcCtx) leavePos(b *ssa.BasicBlock) token.Pos {
+	// (A test of a constant: its expression's, if buildSSA found it; the
+	// block's other positions come before the test.)
+	if _, isConst := constTest(b); isConst {
+		return c.constTestPos(b)
+	}
 	if pp := lastPos(b); pp.IsValid() {
 		return pp
 	}
