@@ -82,11 +82,19 @@ func (c *funcCtx) landRangeFunc(b *ssa.BasicBlock, p *FuncPlan, w int64, pos tok
 		// ready.check runs once each time the iterator returns: once per
 		// execution of the range statement. ready runs when no exit
 		// statement (break, return, goto out of the body) ended the loop.
-		at := Point{beforeStmt, c.listStmt(r)}
-		p.add(at, w)
-		if b.Comment == "rangefunc.resume.ready" {
-			for _, e := range c.exitStmts(r) {
+		// Both are charged after the loop, where the loop's end and its
+		// own breaks go; a break then takes ready back, and the other
+		// exits charge ready.check (as they charge their dispatch,
+		// below). Not before the loop: a panic that leaves it through
+		// the iterator (recovered further up) runs neither.
+		at, _ := c.put(p, Point{afterStmt, c.listStmt(r)}, w)
+		check := b.Comment == "rangefunc.resume.ready.check"
+		for _, e := range c.exitStmts(r) {
+			switch own := isBreakOf(e, c.labels[r]); {
+			case own && !check:
 				p.add(Point{beforeStmt, e}, -w)
+			case !own && check:
+				p.add(Point{beforeStmt, e}, w)
 			}
 		}
 		return at, true, true
@@ -202,6 +210,14 @@ func bodyExits(body *ast.BlockStmt, continues bool, label string) []ast.Stmt {
 	walk(body, 0, 0)
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos() < out[j].Pos() })
 	return out
+}
+
+// isBreakOf reports whether e, an exit statement of a range-over-func
+// loop labeled label (or not, ""), breaks that loop: it goes where the
+// loop's end goes.
+func isBreakOf(e ast.Stmt, label string) bool {
+	b, ok := e.(*ast.BranchStmt)
+	return ok && b.Tok == token.BREAK && (b.Label == nil || b.Label.Name == label)
 }
 
 // exitAt returns the exit statements of the range-over-func statement whose

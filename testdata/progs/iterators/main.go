@@ -267,10 +267,42 @@ func fusedRangeTest(a int) int {
 	return x + y
 }
 
+// panicThrough: a panic in a range-over-func body leaves the loop through
+// the iterator and is recovered by the function literal around the loop.
+// The blocks that run after the iterator returns (its resume checks)
+// never run then: they are charged after the loop and at its exits, not
+// before it.
+func panicThrough(a int) int {
+	hits := 0
+	for x := range count(6) {
+		func() {
+			defer func() {
+				if recover() != nil {
+					hits++
+				}
+			}()
+			for y := range count(6) {
+				if x+y == a {
+					panic(y)
+				}
+			}
+		}()
+		for y := range count(6) {
+			if x*y == a {
+				return hits + x
+			}
+		}
+	}
+	return hits
+}
+
 func main() {
 	s := 0
 	for i := range 4 {
 		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i) + emptyClauses(i) + fusedRangeTest(i)
+	}
+	for i := range 9 {
+		s += panicThrough(i)
 	}
 	for v := range count(10) {
 		if v == 7 {
