@@ -116,6 +116,43 @@ func (pl *planner) placeChecks(small bool) {
 			p.Final[at] = true
 		}
 	}
+	if yield {
+		pl.tickCallChecks()
+	}
+}
+
+// tickCallChecks makes the ticks of a range-over-func body that a call in
+// the same statement follows check after their charge, in the body's
+// name: the statement's check comes before them (x > 2 && x < 5 as a
+// call's argument), and the callee's entry check would otherwise sample
+// the tick's instructions in the iterator's name.
+func (pl *planner) tickCallChecks() {
+	p := pl.p
+	for b, at := range pl.landed {
+		if at.Kind != tickExpr || p.Final[at] {
+			continue
+		}
+		pos := at.Node.Pos()
+		seen := map[*ssa.BasicBlock]bool{b: true}
+		work := []*ssa.BasicBlock{b}
+		for len(work) > 0 && !p.Final[at] {
+			x := work[len(work)-1]
+			work = work[:len(work)-1]
+			for _, s := range x.Succs {
+				sat, ok := pl.landed[s]
+				if seen[s] || !ok || !contains(sat.Node, pos) && sat.Kind != tickExpr {
+					continue // (another statement: it checks before its calls)
+				}
+				seen[s] = true
+				if pl.bodyCalls(s) && sat.Kind != tickExpr {
+					p.touch(at)
+					p.Final[at] = true
+					break
+				}
+				work = append(work, s)
+			}
+		}
+	}
 }
 
 // postCallChecks places the checks a range-over-func body needs before

@@ -494,9 +494,10 @@ func TestExactPathsRangeFunc(t *testing.T) {
 // returned false, and runs it in sample mode at granularities around where
 // such a return's sample grew the buffer only up to the function and left
 // the iterators' entries empty (the agent then crashed on a nil function):
-// it must print what go run prints, and its profiles must parse. (Exact
-// mode with KPROF_VERIFY_PATHS still fails on this program: a known
-// problem of iterators more than 64 frames down, README "What is counted".)
+// it must print what go run prints, and its profiles must parse. Its
+// exact profile, taken with KPROF_VERIFY_PATHS, must equal the oracle's
+// context for context (iterators more than 64 frames down, where the
+// buffer first grows, once reported a changed entry).
 func TestRangeReturnDeep(t *testing.T) {
 	kprofBin := buildKprof(t)
 	dir := "../../testdata/rangereturn"
@@ -517,6 +518,7 @@ func TestRangeReturnDeep(t *testing.T) {
 			}
 		}
 	}
+	checkOracle(t, kprofBin, dir, "")
 }
 
 // TestRecoverPops runs testdata/recoverpops, whose panics unwind frames

@@ -296,13 +296,35 @@ func panicThrough(a int) int {
 	return hits
 }
 
+// tickArg: in range-over-func bodies, && and || operands (ticks) that a
+// call in the same statement follows. The statement checks before them,
+// so each checks after its charge, in the body's name: the callee's entry
+// check would sample them in the iterator's.
+func tickArg(n int) int {
+	r := 0
+	for x := range count(n) {
+		r += b2i(x > 2 && x < 5)
+		for y := range count(n) {
+			r += b2i(x > y && y > 1 || x == 3)
+		}
+	}
+	return r
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func main() {
 	s := 0
 	for i := range 4 {
 		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i) + emptyClauses(i) + fusedRangeTest(i)
 	}
 	for i := range 9 {
-		s += panicThrough(i)
+		s += panicThrough(i) + tickArg(i)
 	}
 	for v := range count(10) {
 		if v == 7 {
