@@ -1227,7 +1227,7 @@ func (f *fileEmitter) lateFinalOK(p *FuncPlan, r *ast.ReturnStmt) bool {
 	if p.RangeExits[r] > 0 {
 		return false // its check samples at a depth of its own (check.inRange)
 	}
-	res := p.Fn.Signature.Results()
+	res := returnsFrom(p.Fn).Signature.Results()
 	if len(r.Results) == 0 || len(r.Results) != res.Len() {
 		return false
 	}
@@ -1304,7 +1304,7 @@ func (f *fileEmitter) namesTypes(pos token.Pos, exprs []string) bool {
 // resultTypes names the result types of p's function as source text.
 func (f *fileEmitter) resultTypes(p *FuncPlan) ([]string, bool) {
 	var names []string
-	res := p.Fn.Signature.Results()
+	res := returnsFrom(p.Fn).Signature.Results()
 	for i := 0; i < res.Len(); i++ {
 		s, ok := f.typeString(res.At(i).Type())
 		if !ok {

@@ -195,7 +195,7 @@ func newPlanner(file *ast.File, info *types.Info, labels map[ast.Stmt]string, fn
 	p.Defers = hasDeferStmt(body) || p.returnsInRange()
 	return &planner{
 		c: c, p: p, fn: fn, body: body, opts: opts, facts: facts,
-		yield:   fn.Synthetic == "range-over-func yield",
+		yield:   fn.Synthetic == rangeYield,
 		calls:   calls,
 		cuts:    cuts,
 		headers: loopHeaders(fn),
@@ -300,6 +300,20 @@ func (p *FuncPlan) resultTicks(r *ast.ReturnStmt) bool {
 		}
 	}
 	return false
+}
+
+// rangeYield is go/ssa's Synthetic of the function it makes of a
+// range-over-func loop body.
+const rangeYield = "range-over-func yield"
+
+// returnsFrom returns the function a return statement in fn's body
+// returns from: fn, or, for a range-over-func loop body (the yield
+// function go/ssa makes of it), the function around the loop.
+func returnsFrom(fn *ssa.Function) *ssa.Function {
+	for fn.Synthetic == rangeYield && fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	return fn
 }
 
 // bodyCalls reports whether b, in a range-over-func loop body, calls a

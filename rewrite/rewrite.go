@@ -187,7 +187,7 @@ func Package(in *Input, opts Options) (*Output, error) {
 		if fn.Pkg != spkg || fn.Blocks == nil || fn.Syntax() == nil {
 			continue
 		}
-		if fn.Synthetic != "" && fn.Synthetic != "range-over-func yield" {
+		if fn.Synthetic != "" && fn.Synthetic != rangeYield {
 			continue
 		}
 		if fn.Origin() != nil { // an instance; the generic body is counted once

@@ -24,11 +24,15 @@ import (
 // values), case values that call, calls of method values and through
 // interfaces in conditions, labeled range-over-func loops left by break
 // and continue from nested loops, closures that assign the function's
-// variables, and panics that a deferred function literal recovers. Each
-// generation's programs stay as they were for its seeds.
+// variables, and panics that a deferred function literal recovers. The
+// fourth (gen 4) adds && and || in the arguments of calls (in expressions
+// and case expressions), panics in range-over-func loop bodies, and panics
+// that leave such a loop through its iterator, recovered by a function
+// literal around the loop. Each generation's programs stay as they were
+// for its seeds.
 type progen struct {
 	r     *rand.Rand
-	gen   int // 1, 2 or 3
+	gen   int // 1 to 4
 	b     strings.Builder
 	fn    int // the function being written
 	funcs int
@@ -38,6 +42,9 @@ type progen struct {
 	tmp   int
 	// rangeBodies counts the range-over-func bodies being written.
 	rangeBodies int
+	// args counts the call arguments being written (gen 4 nests
+	// conditions in them, once).
+	args int
 }
 
 func (g *progen) p(format string, args ...any) {
@@ -83,6 +90,9 @@ func (g *progen) atom() string {
 
 // expr returns an int expression, with a call at times.
 func (g *progen) expr() string {
+	if g.gen >= 4 && g.args == 0 && g.r.IntN(6) == 0 {
+		return g.bint()
+	}
 	switch g.r.IntN(5) {
 	case 0:
 		return g.call()
@@ -93,6 +103,14 @@ func (g *progen) expr() string {
 	default:
 		return g.atom()
 	}
+}
+
+// bint returns a call whose argument is a condition (gen 4): its && and
+// || operands are evaluated after its statement's check, before the call.
+func (g *progen) bint() string {
+	g.args++
+	defer func() { g.args-- }()
+	return fmt.Sprintf("bint(%s)", g.simpleCond())
 }
 
 // cond returns a boolean expression, with calls and && and || at times.
@@ -159,6 +177,8 @@ func (g *progen) stmt() {
 		n = 19
 	case 3:
 		n = 25
+	case 4:
+		n = 28
 	}
 	kind := g.r.IntN(n)
 	if g.depth > 2 {
@@ -372,11 +392,10 @@ func (g *progen) stmt() {
 		})
 		g.p("}")
 	case 22:
-		if g.rangeBodies > 0 {
+		if g.rangeBodies > 0 && g.gen < 4 {
 			// (A panic in a range-over-func body that the enclosing
-			// function recovers is known to count a few instructions
-			// twice: README, "Known to be attributed to a wrong
-			// context".)
+			// function recovers counted a few instructions twice
+			// until generation 4 came.)
 			g.p("x -= %s", g.expr())
 			break
 		}
@@ -414,6 +433,50 @@ func (g *progen) stmt() {
 			g.p("x += %s", i)
 			g.stmts(g.nested())
 		})
+		g.p("}")
+	case 25:
+		g.p("x += bint(%s) + %s", g.cond(), g.bint())
+	case 26:
+		// A panic that leaves a range-over-func loop through its
+		// iterator, recovered by the function literal around the loop.
+		// (The enclosing loops' labels are not the literal's.)
+		g.tmp++
+		v := fmt.Sprintf("v%d", g.tmp)
+		outer := g.loops
+		g.loops = nil
+		defer func() { g.loops = outer }()
+		g.p("x += func() (r int) {")
+		g.in(func() {
+			g.p("defer func() {")
+			g.in(func() {
+				g.p("if e := recover(); e != nil {")
+				g.in(func() { g.p("r = %d + len(e.(string))", g.r.IntN(5)) })
+				g.p("}")
+			})
+			g.p("}()")
+			g.p("for %s := range upto(small(%s)) {", v, g.atom())
+			g.rangeBodies++
+			g.loop("", func() {
+				g.p("y += %s", v)
+				g.p("if %s {", g.cond())
+				g.in(func() { g.p("panic(\"p\")") })
+				g.p("}")
+				g.stmts(g.nested())
+				g.p("r += %s", g.expr())
+			})
+			g.rangeBodies--
+			g.p("}")
+			g.p("return r + %s", g.expr())
+		})
+		g.p("}()")
+	case 27:
+		// A tagless switch whose cases call with conditions as
+		// arguments.
+		g.p("switch {")
+		g.p("case %s > 0:", g.bint())
+		g.in(func() { g.stmts(g.nested()) })
+		g.p("case leaf(%s) > %s:", g.bint(), g.bint())
+		g.in(func() { g.stmts(g.nested()) })
 		g.p("}")
 	}
 }
@@ -551,6 +614,16 @@ func main() {
 	println(s)
 }
 `)
+	if g.gen >= 4 {
+		g.b.WriteString(`
+func bint(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+`)
+	}
 	for g.fn = range g.funcs {
 		fmt.Fprintf(&g.b, "\nfunc f%d(a int) (r int) {\n\tx, y := a%%5, a%%3\n", g.fn)
 		g.stmts(3 + g.r.IntN(4))
@@ -561,10 +634,11 @@ func main() {
 
 // TestGeneratedOracle checks exact mode against the oracle on programs
 // progen writes: fixed seeds of each generation, or with KPROF_PROGEN=N
-// N seeds of each (and of generation 3's small programs) from seed 100
-// (KPROF_PROGEN=FROM+N: from seed FROM), keeping each failing program's
-// directory, $TMPDIR/progen-SEED, progen-2-SEED, progen-3-SEED or
-// progen-3s-SEED. KPROF_ORACLE_DIR=DIR checks DIR's program instead.
+// N seeds of each (and of generations 3's and 4's small programs) from
+// seed 100 (KPROF_PROGEN=FROM+N: from seed FROM), keeping each failing
+// program's directory, $TMPDIR/progen-SEED, progen-2-SEED, progen-3-SEED,
+// progen-3s-SEED, progen-4-SEED or progen-4s-SEED. KPROF_ORACLE_DIR=DIR
+// checks DIR's program instead.
 func TestGeneratedOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and interprets several programs")
@@ -609,7 +683,7 @@ func TestGeneratedOracle(t *testing.T) {
 		seeds = seeds[:0]
 		for i := range uint64(k) {
 			n := from + i
-			seeds = append(seeds, seed{1, false, n}, seed{2, false, n}, seed{3, false, n}, seed{3, true, n})
+			seeds = append(seeds, seed{1, false, n}, seed{2, false, n}, seed{3, false, n}, seed{3, true, n}, seed{4, false, n}, seed{4, true, n})
 		}
 	}
 	for _, sd := range seeds {

@@ -297,7 +297,7 @@ func panicThrough(a int) int {
 }
 
 // tickArg: in range-over-func bodies, && and || operands (ticks) that a
-// call in the same statement follows. The statement checks before them,
+// call in the same statement follows, in a return's results too. The statement checks before them,
 // so each checks after its charge, in the body's name: the callee's entry
 // check would sample them in the iterator's.
 func tickArg(n int) int {
@@ -306,6 +306,11 @@ func tickArg(n int) int {
 		r += b2i(x > 2 && x < 5)
 		for y := range count(n) {
 			r += b2i(x > y && y > 1 || x == 3)
+			if y == 2 && x == 3 {
+				// (Its results are evaluated before the final check:
+				// of the function's type, not the body's bool.)
+				return r + b2i(x > 4 || y < x)
+			}
 		}
 	}
 	return r
