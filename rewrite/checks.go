@@ -122,10 +122,10 @@ func (pl *planner) placeChecks(small bool) {
 }
 
 // tickCallChecks makes the ticks of a range-over-func body that a call in
-// the same statement follows check after their charge, in the body's
-// name: the statement's check comes before them (x > 2 && x < 5 as a
-// call's argument), and the callee's entry check would otherwise sample
-// the tick's instructions in the iterator's name.
+// the same statement or operand follows check after their charge, in the
+// body's name: the statement's or operand's check comes before them (x >
+// 2 && x < 5 as a call's argument), and the callee's entry check would
+// otherwise sample the tick's instructions in the iterator's name.
 func (pl *planner) tickCallChecks() {
 	p := pl.p
 	for b, at := range pl.landed {
@@ -140,14 +140,22 @@ func (pl *planner) tickCallChecks() {
 			work = work[:len(work)-1]
 			for _, s := range x.Succs {
 				sat, ok := pl.landed[s]
-				if seen[s] || !ok || !contains(sat.Node, pos) && sat.Kind != tickExpr {
+				inside := ok && contains(sat.Node, pos)
+				if seen[s] || !ok || !inside && sat.Kind != tickExpr {
 					continue // (another statement: it checks before its calls)
 				}
 				seen[s] = true
-				if pl.bodyCalls(s) && sat.Kind != tickExpr {
-					p.touch(at)
-					p.Final[at] = true
-					break
+				if pl.bodyCalls(s) {
+					if inside {
+						// Its check came before the tick: the
+						// statement's, or an operand's that holds
+						// it (bint(y > 1 || a > 2) > 0 as an
+						// operand).
+						p.touch(at)
+						p.Final[at] = true
+						break
+					}
+					continue // a later operand's, which checks first
 				}
 				work = append(work, s)
 			}

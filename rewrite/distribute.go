@@ -158,7 +158,11 @@ func (c *funcCtx) matchOperands(p *FuncPlan, pending []*ssa.BasicBlock, landed m
 	matched := c.matched
 	var unmatched []*ssa.BasicBlock
 	for _, b := range blocks {
-		if y, ok := c.operandAfterAll(b, landed); ok && !matched[y] && !c.ticked[y] {
+		// (A block whose test of a constant lies in the operand is
+		// that operand's whatever else landed there: the test of true
+		// in (true || f()) as the Y of an &&, whose || is positioned.)
+		y, ok := c.operandAfterAll(b, landed)
+		if ok && (contains(y, c.constTestPos(b)) || !matched[y] && !c.ticked[y]) {
 			matched[y] = true
 			at := Point{tickExpr, y}
 			p.add(at, p.Charged[b.Index])

@@ -111,6 +111,22 @@ func constOrAnd(x int) int {
 	return 0
 }
 
+// constInArg: a && whose value is a call's argument, with an || of a
+// constant and a call as its right operand. The block that tests the
+// constant has no position of its own but the constant's; it evaluates
+// the && operand whose || go/ssa positions, and lands there with it.
+func constInArg(a int) int {
+	y := a % 3
+	return b2i(y < 2 && (true || sign(y) > 0))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func main() {
 	s := 0
 	var f flag = true
@@ -123,7 +139,7 @@ func main() {
 		if x {
 			s += 2
 		}
-		s += sign(i-5) + constOperands(i) + constChain(i) + constLast(i) + constAfterOr(i) + constOrAnd(i)
+		s += sign(i-5) + constOperands(i) + constChain(i) + constLast(i) + constAfterOr(i) + constOrAnd(i) + constInArg(i)
 		if g := flag(i > 0); g && f || !g {
 			s += 3
 		}
