@@ -295,6 +295,13 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		return at, ok
 	}
 	if !pos.IsValid() {
+		if cp := c.constTestPos(b); cp.IsValid() && len(b.Instrs) == 1 {
+			// A block that only tests a constant (7%4 == 0 && a > 1
+			// in a case expression): where that constant is.
+			if at, ok := c.landAt(p, cp, w); ok {
+				return at, true
+			}
+		}
 		return c.landUnpositioned(b, p, w)
 	}
 	if pos == c.body.Rbrace && !c.isFuncBody() {
@@ -480,6 +487,13 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 				at := Point{tickExpr, v}
 				c.ticked[v] = true
 				p.add(at, w)
+				return at, true, true
+			}
+		}
+		if cp := c.constTestPos(b); !pos.IsValid() && cp.IsValid() && len(b.Instrs) == 1 {
+			// The test of a case that starts with a constant
+			// operand (bint(7%4 == 0 && a > 1) > 0): the case's.
+			if at, ok := c.landAt(p, cp, w); ok {
 				return at, true, true
 			}
 		}

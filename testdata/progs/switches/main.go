@@ -136,11 +136,43 @@ func emptyInner(a int) int {
 	return x + y
 }
 
+// constFirst: tagless switches whose later case starts with a constant
+// operand inside a call (b2i(7%4 == 0 && a > 1)). The block that tests it
+// has no position but the constant's: it is the case's test, not what
+// runs when nothing matched, nor left unplaced.
+func constFirst(a int) int {
+	x := a % 5
+	if x > 10 {
+		x++
+	} else {
+		switch {
+		case b2i(a > 3) > 0:
+			x += 2
+		case b2i(7%4 == 0 && a > 1) > 0:
+			x += 3
+		}
+	}
+	switch {
+	case a > 100:
+		x++
+	case b2i(7%4 == 0 && a > 1) > 3:
+		x--
+	}
+	return x
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func main() {
 	xs := []interface{}{nil, 1, int8(2), "hello", sq{3}, rect{2, 5}, true, false, 2.5, uint(3), []int{1}, 'x'}
 	s := 0
 	for _, x := range xs {
-		s += classify(x) + kind(x) + nilCases(x) + defaultSwitch(x, len(xs)+s%3) + emptyInner(s)
+		s += classify(x) + kind(x) + nilCases(x) + defaultSwitch(x, len(xs)+s%3) + emptyInner(s) + constFirst(s%7)
 	}
 	for i := int64(-1); i < 9; i++ {
 		s += int(grade(i))
