@@ -328,13 +328,37 @@ func b2i(b bool) int {
 	return 0
 }
 
+// caseCalls: in a range-over-func body, case values and case expressions
+// that call, after comparisons and && and || operands whose charges must
+// not be pending when the callee samples (a guard: it agreed with the
+// oracle before the checks of tickArg came).
+func caseCalls(n int) (r int) {
+	for x := range count(n) {
+		switch x {
+		case 1, double(x) - 3, 7:
+			r++
+		case double(x + 1):
+			r += 2
+		}
+		switch {
+		case x > 2 && double(x) < 9:
+			r += 3
+		case x == 1 || x == 5:
+			r += b2i(x > 3 || x < 1)
+		}
+	}
+	return r
+}
+
+func double(x int) int { return x * 2 }
+
 func main() {
 	s := 0
 	for i := range 4 {
 		s += gotoInBody(i) + postCalls(i) + constContinue(i) + resumeDone(i) + deadCaseRange(i) + emptyClauses(i) + fusedRangeTest(i)
 	}
 	for i := range 9 {
-		s += panicThrough(i) + tickArg(i)
+		s += panicThrough(i) + tickArg(i) + caseCalls(i)
 	}
 	for v := range count(10) {
 		if v == 7 {
