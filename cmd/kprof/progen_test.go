@@ -400,21 +400,12 @@ func (g *progen) stmt() {
 			break
 		}
 		// A panic that a deferred function literal recovers.
-		g.p("x += func() (r int) {")
-		g.in(func() {
-			g.p("defer func() {")
-			g.in(func() {
-				g.p("if e := recover(); e != nil {")
-				g.in(func() { g.p("r = %d + len(e.(string))", g.r.IntN(5)) })
-				g.p("}")
-			})
-			g.p("}()")
+		g.recovering(func() {
 			g.p("if %s {", g.cond())
 			g.in(func() { g.p("panic(\"p\")") })
 			g.p("}")
 			g.p("return %s", g.expr())
 		})
-		g.p("}()")
 	case 23:
 		if g.depth > 0 {
 			g.p("if %s {", g.constCond())
@@ -445,15 +436,7 @@ func (g *progen) stmt() {
 		outer := g.loops
 		g.loops = nil
 		defer func() { g.loops = outer }()
-		g.p("x += func() (r int) {")
-		g.in(func() {
-			g.p("defer func() {")
-			g.in(func() {
-				g.p("if e := recover(); e != nil {")
-				g.in(func() { g.p("r = %d + len(e.(string))", g.r.IntN(5)) })
-				g.p("}")
-			})
-			g.p("}()")
+		g.recovering(func() {
 			g.p("for %s := range upto(small(%s)) {", v, g.atom())
 			g.rangeBodies++
 			g.loop("", func() {
@@ -468,7 +451,6 @@ func (g *progen) stmt() {
 			g.p("}")
 			g.p("return r + %s", g.expr())
 		})
-		g.p("}()")
 	case 27:
 		// A tagless switch whose cases call with conditions as
 		// arguments.
@@ -479,6 +461,23 @@ func (g *progen) stmt() {
 		g.in(func() { g.stmts(g.nested()) })
 		g.p("}")
 	}
+}
+
+// recovering writes "x += func() (r int) { <a deferred call that
+// recovers, setting r>; body }()".
+func (g *progen) recovering(body func()) {
+	g.p("x += func() (r int) {")
+	g.in(func() {
+		g.p("defer func() {")
+		g.in(func() {
+			g.p("if e := recover(); e != nil {")
+			g.in(func() { g.p("r = %d + len(e.(string))", g.r.IntN(5)) })
+			g.p("}")
+		})
+		g.p("}()")
+		body()
+	})
+	g.p("}()")
 }
 
 func boolInt(b bool) int {
