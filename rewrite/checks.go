@@ -128,8 +128,9 @@ func (pl *planner) placeChecks(small bool) {
 // otherwise sample the tick's instructions in the iterator's name.
 func (pl *planner) tickCallChecks() {
 	p := pl.p
-	for b, at := range pl.landed {
-		if at.Kind != tickExpr || p.Final[at] {
+	for _, b := range pl.fn.Blocks {
+		at, ok := pl.landed[b]
+		if !ok || at.Kind != tickExpr || p.Final[at] {
 			continue
 		}
 		pos := at.Node.Pos()

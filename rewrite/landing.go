@@ -295,12 +295,8 @@ func (c *funcCtx) land(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 		return at, ok
 	}
 	if !pos.IsValid() {
-		if cp := c.constTestPos(b); cp.IsValid() && len(b.Instrs) == 1 {
-			// A block that only tests a constant (7%4 == 0 && a > 1
-			// in a case expression): where that constant is.
-			if at, ok := c.landAt(p, cp, w); ok {
-				return at, true
-			}
+		if at, ok := c.landConstTest(b, p, w); ok {
+			return at, true
 		}
 		return c.landUnpositioned(b, p, w)
 	}
@@ -490,10 +486,10 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 				return at, true, true
 			}
 		}
-		if cp := c.constTestPos(b); !pos.IsValid() && cp.IsValid() && len(b.Instrs) == 1 {
+		if !pos.IsValid() {
 			// The test of a case that starts with a constant
 			// operand (bint(7%4 == 0 && a > 1) > 0): the case's.
-			if at, ok := c.landAt(p, cp, w); ok {
+			if at, ok := c.landConstTest(b, p, w); ok {
 				return at, true, true
 			}
 		}
@@ -512,6 +508,16 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 
 // landUnpositioned lands a block with no source position that the
 // statement rules left: an implicit return at the end of the body, or the
+// landConstTest lands a block that only tests a constant (7%4 == 0 && a >
+// 1 as a case expression): where buildSSA found the constant.
+func (c *funcCtx) landConstTest(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
+	cp := c.constTestPos(b)
+	if !cp.IsValid() || len(b.Instrs) != 1 {
+		return Point{}, false
+	}
+	return c.landAt(p, cp, w)
+}
+
 // block after a statement (its "done" block).
 func (c *funcCtx) landUnpositioned(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if terminates(b) {
