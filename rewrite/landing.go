@@ -506,8 +506,6 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 	return Point{}, false, false
 }
 
-// landUnpositioned lands a block with no source position that the
-// statement rules left: an implicit return at the end of the body, or the
 // landConstTest lands a block that only tests a constant (7%4 == 0 && a >
 // 1 as a case expression): where buildSSA found the constant.
 func (c *funcCtx) landConstTest(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
@@ -518,6 +516,8 @@ func (c *funcCtx) landConstTest(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point,
 	return c.landAt(p, cp, w)
 }
 
+// landUnpositioned lands a block with no source position that the
+// statement rules left: an implicit return at the end of the body, or the
 // block after a statement (its "done" block).
 func (c *funcCtx) landUnpositioned(b *ssa.BasicBlock, p *FuncPlan, w int64) (Point, bool) {
 	if terminates(b) {

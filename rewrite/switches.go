@@ -29,7 +29,12 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 	// test leads to b from a clause with a body (the next clause's, where
 	// go/ssa threads the empty body of a nested switch's clause that
 	// falls through to it).
-	var empty ast.Node
+	//
+	// Of the clauses whose tests lead to b, b is the body of the last:
+	// a test never jumps back to an earlier clause, but the empty body of
+	// a clause that only falls through (case 1: fallthrough) is threaded
+	// on to the body of the clause after it.
+	var empty, last *ast.CaseClause
 	for _, pr := range b.Preds {
 		switch kind {
 		case "typeswitch":
@@ -72,7 +77,9 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 						}
 						return false
 					}); ok && len(cl.Body) > 0 {
-						return cl, true
+						if last == nil || cl.Pos() > last.Pos() {
+							last = cl
+						}
 					} else if ok && onlyJumps(b) && empty == nil {
 						// (A clause with an empty body has no block of
 						// its own unless a jump stays for it (before
@@ -111,6 +118,9 @@ func (c *funcCtx) clauseOfTest(b *ssa.BasicBlock, kind string) (ast.Node, bool) 
 				}
 			}
 		}
+	}
+	if last != nil {
+		return last, true
 	}
 	if empty != nil {
 		return empty, true

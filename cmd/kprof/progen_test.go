@@ -669,10 +669,10 @@ func TestGeneratedOracle(t *testing.T) {
 	for _, n := range []uint64{4, 9, 81, 88, 105, 114, 155, 195, 299, 328, 387} { // (each found a bug)
 		seeds = append(seeds, seed{3, true, n})
 	}
-	for _, n := range []uint64{1, 4, 28} { // (each found a bug)
+	for _, n := range []uint64{1, 4, 28, 154} { // (each found a bug)
 		seeds = append(seeds, seed{4, false, n})
 	}
-	for _, n := range []uint64{1, 3} { // (each found a bug)
+	for _, n := range []uint64{1, 3, 175} { // (each found a bug)
 		seeds = append(seeds, seed{4, true, n})
 	}
 	keep := os.Getenv("KPROF_PROGEN") != ""

@@ -188,6 +188,7 @@ func main() {
 		s += constantChain(i, i%3) + innerDone(i)
 		s += assertedBefore(box(i+1), i) + assertedInInit(box(i+2), i) + assertedInClause(box(i), i)
 		s += breakOut([]int{i, i + 3, i * 5, 7}) + guardless(i) + fallInto(i)
+		s += fallOnly(i) + fallOnly(i+1)*3
 	}
 	println(s)
 }
@@ -498,3 +499,29 @@ func fallInto(i int) int {
 }
 
 func step(j int) int { return j + 1 }
+
+// fallOnly: a clause that only falls through has no block of its own
+// (go/ssa threads its test to the next clause's body); the body, here an
+// if on a constant, is the clause that the case values 2 and 3 test,
+// and costs the same from both.
+func fallOnly(i int) int {
+	x, y := i%5, i%3
+	switch (y + i) % 7 % 4 {
+	case 1:
+		fallthrough
+	case 2, 3:
+		if 3%4 != 2 {
+			return x + y*2
+		}
+	case 0:
+		fallthrough
+	default:
+		for j := 0; j < step(2); j = step(j) {
+			if x%3 == 0 {
+				continue
+			}
+			x++
+		}
+	}
+	return x + y
+}
