@@ -3,6 +3,8 @@
 // goroutines runtime.Stack reports, leaving out os/signal's watcher, as
 // goleak does (a kprof build has it, to write the profile on SIGINT), and
 // prints how many there are before and after a goroutine that has ended.
+// Like goleak, it retries for a while: a goroutine that has run its last
+// deferred call may not have exited yet.
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 )
 
 func goroutines() int {
@@ -26,10 +29,16 @@ func goroutines() int {
 }
 
 func main() {
-	fmt.Println("at start:", goroutines())
+	start := goroutines()
+	fmt.Println("at start:", start)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done() }()
 	wg.Wait()
-	fmt.Println("after one ended:", goroutines())
+	n := goroutines()
+	for i := 0; i < 200 && n > start; i++ {
+		time.Sleep(5 * time.Millisecond)
+		n = goroutines()
+	}
+	fmt.Println("after one ended:", n)
 }
