@@ -691,7 +691,7 @@ func TestGeneratedOracle(t *testing.T) {
 			seeds = append(seeds, seed{1, false, n}, seed{2, false, n}, seed{3, false, n}, seed{3, true, n}, seed{4, false, n}, seed{4, true, n})
 		}
 	}
-	for _, sd := range seeds {
+	for i, sd := range seeds {
 		name := fmt.Sprint(sd.n)
 		g := &progen{r: rand.New(rand.NewPCG(sd.n, 7)), funcs: 4, gen: sd.gen}
 		switch {
@@ -702,6 +702,7 @@ func TestGeneratedOracle(t *testing.T) {
 			name = fmt.Sprint(sd.gen, "-", sd.n)
 		}
 		t.Run(name, func(t *testing.T) {
+			parallelAfter(t, i)
 			dir := t.TempDir()
 			if keep {
 				dir = filepath.Join(os.TempDir(), fmt.Sprintf("progen-%s", name))
