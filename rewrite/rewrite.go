@@ -436,6 +436,11 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 	// The tables go to Output.Tables; the import stays in use without
 	// them.
 	src = fmt.Appendf(src, "\n\nvar _ *%s.Func\n", counterAlias)
+	var entries strings.Builder
+	for _, e := range em.entries {
+		fmt.Fprintf(&entries, "\t%s,\n", e)
+	}
+	lit := fmt.Sprintf("[...]%s.Func{\n%s}", counterAlias, entries.String())
 	var tabs strings.Builder
 	if fipsModule(in.Path) {
 		// The linker hashes the FIPS 140 module's initialized data and
@@ -445,19 +450,10 @@ func instrumentFile(in *Input, i int, fns []*ssa.Function, opts Options, facts *
 		// (no static addresses in the module): that init would change
 		// hashed data. From a function call the whole table is set at
 		// init, in zeroed memory the hash leaves out.
-		n := len(em.entries)
-		fmt.Fprintf(&tabs, "\nvar %s = %sInit()\n\n//go:noinline\nfunc %sInit() [%d]%s.Func {\n\treturn [%d]%s.Func{\n",
-			em.table, em.table, em.table, n, counterAlias, n, counterAlias)
-		for _, e := range em.entries {
-			fmt.Fprintf(&tabs, "\t\t%s,\n", e)
-		}
-		tabs.WriteString("\t}\n}\n")
+		fmt.Fprintf(&tabs, "\nvar %s = %sInit()\n\n//go:noinline\nfunc %sInit() [%d]%s.Func {\n\treturn %s\n}\n",
+			em.table, em.table, em.table, len(em.entries), counterAlias, lit)
 	} else {
-		fmt.Fprintf(&tabs, "\nvar %s = [...]%s.Func{\n", em.table, counterAlias)
-		for _, e := range em.entries {
-			fmt.Fprintf(&tabs, "\t%s,\n", e)
-		}
-		tabs.WriteString("}\n")
+		fmt.Fprintf(&tabs, "\nvar %s = %s\n", em.table, lit)
 	}
 	for _, t := range em.tables {
 		fmt.Fprintf(&tabs, "\n%s\n", t)
