@@ -476,7 +476,10 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 		if kind != "switch" && c.chargeCaseTest(b, p, kind, w) {
 			return elsewhere, false, true
 		}
-		if !pos.IsValid() && kind == "switch" {
+		if pos.IsValid() {
+			return Point{}, false, false
+		}
+		if kind == "switch" {
 			// The test of a constant case of a tagless switch: an If
 			// on a constant, after the test of the case before it.
 			if v, ok := c.constantCaseAfter(b); ok {
@@ -486,21 +489,17 @@ func (c *funcCtx) landClause(b *ssa.BasicBlock, p *FuncPlan, w int64, pos token.
 				return at, true, true
 			}
 		}
-		if !pos.IsValid() {
-			// The test of a case that starts with a constant
-			// operand (bint(7%4 == 0 && a > 1) > 0): the case's.
-			if at, ok := c.landConstTest(b, p, w); ok {
-				return at, true, true
-			}
+		// The test of a case that starts with a constant operand
+		// (bint(7%4 == 0 && a > 1) > 0): the case's.
+		if at, ok := c.landConstTest(b, p, w); ok {
+			return at, true, true
 		}
-		if !pos.IsValid() {
-			// The default clause or, with no default, what runs after
-			// the statement when nothing matched (the done block is
-			// fused here only if no clause falls out to it).
-			if at, ok := c.noMatch(b, kind); ok {
-				p.add(at, w)
-				return at, true, true
-			}
+		// The default clause or, with no default, what runs after the
+		// statement when nothing matched (the done block is fused here
+		// only if no clause falls out to it).
+		if at, ok := c.noMatch(b, kind); ok {
+			p.add(at, w)
+			return at, true, true
 		}
 	}
 	return Point{}, false, false
