@@ -168,3 +168,45 @@ func structEnd(filename string, src []byte, name string) (int, error) {
 	}
 	return 0, fmt.Errorf("%s: no struct type %s", filepath.Base(filename), name)
 }
+
+// KprofCommand returns the command that builds kprof's command, from the
+// kprof module at dir into out, with the go command at goroot. It is the
+// one way kprof is built by kprof itself (a host for a newer release) and
+// by its tests and benchmarks: -trimpath and ToolEnv make the binary
+// depend on the source and the release alone, not on where the source is
+// checked out nor on the user's go env. The go command caches the
+// instrumented packages under the hash of kprof's binary, so every kprof
+// built this way from one source shares them: a clean clone's tests find
+// what an earlier checkout of the same commit built.
+func KprofCommand(goroot, dir, out string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(goroot, "bin", "go"), "build", "-trimpath", "-o", out, "./cmd/kprof")
+	cmd.Dir = dir
+	cmd.Env = ToolEnv(goroot)
+	return cmd
+}
+
+// GoRoot returns the GOROOT of the go command on $PATH, as it would run
+// here (GOTOOLCHAIN may select another release than the one installed).
+func GoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return "", fmt.Errorf("go env GOROOT: %v\n%s", err, ee.Stderr)
+		}
+		return "", fmt.Errorf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// BuildKprof builds kprof's command from the kprof module at dir into
+// out (KprofCommand) with the go command on $PATH.
+func BuildKprof(dir, out string) error {
+	goroot, err := GoRoot()
+	if err != nil {
+		return err
+	}
+	if out, err := KprofCommand(goroot, dir, out).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build -trimpath ./cmd/kprof: %v\n%s", err, out)
+	}
+	return nil
+}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kprof/kprof/toolchain"
 )
 
 // rssEnv names the file a wrapped test binary's peak RSS is appended to:
@@ -330,10 +332,10 @@ func buildKprof(repo, dir string) (string, error) {
 		return "", fmt.Errorf("git archive: %v", err)
 	}
 	bin := filepath.Join(dir, "kprof")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/kprof")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/kprof: %v\n%s", err, out)
+	// (Built as kprof's tests build it: they share the instrumented
+	// packages.)
+	if err := toolchain.BuildKprof(src, bin); err != nil {
+		return "", err
 	}
 	return bin, nil
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/kprof/kprof/bench/internal/pprofconv"
 	"github.com/kprof/kprof/overlap"
 	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/toolchain"
 )
 
 // defaultWorkloads are the deterministic, single-process workloads (churn
@@ -106,7 +107,7 @@ func run(ctx context.Context, cfg *config) error {
 		return err
 	}
 	kprof := filepath.Join(cfg.work, "kprof")
-	if err := do(ctx, root, "go", "build", "-o", kprof, "./cmd/kprof"); err != nil {
+	if err := toolchain.BuildKprof(root, kprof); err != nil {
 		return err
 	}
 	deps, err := output(ctx, root, "go", "list", "-deps", "-f", "{{.ImportPath}}", "runtime")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kprof/kprof/bench/internal/pprofconv"
+	"github.com/kprof/kprof/toolchain"
 )
 
 // Granularities of paper §7, in instructions.
@@ -313,7 +314,9 @@ func (h *harness) build(ctx context.Context, names []string) error {
 		return nil
 	}
 	h.kprof = filepath.Join(h.work, "kprof")
-	if err := do("go build ./cmd/kprof", "go", "build", "-o", h.kprof, "./cmd/kprof"); err != nil {
+	step++
+	h.logf("build %d/%d: go build ./cmd/kprof", step, steps)
+	if err := toolchain.BuildKprof(h.root, h.kprof); err != nil {
 		return err
 	}
 	for _, n := range names {

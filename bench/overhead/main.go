@@ -30,6 +30,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/kprof/kprof/toolchain"
 )
 
 func main() {
@@ -77,7 +79,8 @@ func run(ctx context.Context, w io.Writer, n, work string, workloads []string) e
 		return nil
 	}
 	kprof := filepath.Join(work, "kprof")
-	if err := step("go build ./cmd/kprof", "go", "build", "-o", kprof, "./cmd/kprof"); err != nil {
+	fmt.Fprintf(os.Stderr, "overhead: go build ./cmd/kprof\n")
+	if err := toolchain.BuildKprof(root, kprof); err != nil {
 		return err
 	}
 	for _, wl := range workloads {

@@ -42,6 +42,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kprof/kprof/toolchain"
 )
 
 type options struct {
@@ -407,13 +409,12 @@ func kprofBinary(o options, dir string) (path, desc string, err error) {
 		return "", "", fmt.Errorf("no cmd/kprof here: run stdbench from the repository root or give -kprof")
 	}
 	progress("building kprof from %s", orWorkingTree(rev))
-	// -trimpath: the same revision gives the same binary wherever it was
-	// unpacked, so the go command's cache of instrumented packages (keyed
-	// on the toolexec binary) stays warm from one run to the next.
-	cmd := exec.Command("go", "build", "-trimpath", "-o", path, "./cmd/kprof")
-	cmd.Dir = src
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", "", fmt.Errorf("go build ./cmd/kprof: %v\n%s", err, out)
+	// The same revision gives the same binary wherever it was unpacked
+	// (toolchain.KprofCommand), so the go command's cache of instrumented
+	// packages (keyed on the toolexec binary) stays warm from one run to
+	// the next.
+	if err := toolchain.BuildKprof(src, path); err != nil {
+		return "", "", err
 	}
 	commit := gitOut("rev-parse", "HEAD")
 	if rev != "" {

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kprof/kprof/toolchain"
 )
 
 // cannedOutput is go test -bench output of one run: a header, the
@@ -288,8 +289,8 @@ func TestQuick(t *testing.T) {
 	}
 	dir := t.TempDir()
 	kprof := filepath.Join(dir, "kprof")
-	if out, err := exec.Command("go", "build", "-trimpath", "-o", kprof, "../../cmd/kprof").CombinedOutput(); err != nil {
-		t.Fatalf("go build kprof: %v\n%s", err, out)
+	if err := toolchain.BuildKprof("../..", kprof); err != nil {
+		t.Fatal(err)
 	}
 	md, js := filepath.Join(dir, "quick.md"), filepath.Join(dir, "quick.json")
 	o := options{quick: true, rounds: 1, benchtime: "20ms", modes: []string{"off", "sample", "exact"},

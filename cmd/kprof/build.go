@@ -754,7 +754,7 @@ func supportModule(id string) (string, error) {
 		return dir, nil
 	}
 	tmp := dir + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := writeFiles(kprof.Support, tmp, 0o444); err != nil {
+	if err := writeFiles(kprof.Support, tmp, 0o444, false); err != nil {
 		return "", err
 	}
 	mod := fmt.Sprintf("module %s\n\ngo %s\n", modulePath, strings.TrimPrefix(toolchain.Oldest().Name, "go"))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kprof/kprof/profile"
+	"github.com/kprof/kprof/toolchain"
 	"github.com/kprof/kprof/toolexec"
 )
 
@@ -51,7 +51,9 @@ func parallelAfter(t *testing.T, i int) {
 }
 
 // buildKprof builds the kprof command once per test binary: every
-// end-to-end test runs the same kprof.
+// end-to-end test runs the same kprof, built as kprof's benchmarks and
+// a host for a newer release build it (toolchain.KprofCommand), so that
+// they share the instrumented packages the go command caches.
 func buildKprof(t testing.TB) string {
 	t.Helper()
 	kprofOnce.Do(func() {
@@ -61,10 +63,7 @@ func buildKprof(t testing.TB) string {
 			return
 		}
 		kprofPath = filepath.Join(dir, "kprof")
-		out, err := runCmd("", nil, "go", "build", "-o", kprofPath, ".")
-		if err != nil {
-			kprofErr = fmt.Errorf("go build kprof: %v\n%s", err, out)
-		}
+		kprofErr = toolchain.BuildKprof("../..", kprofPath)
 	})
 	if kprofErr != nil {
 		t.Fatal(kprofErr)

@@ -8,7 +8,6 @@ import (
 	"go/version"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -67,13 +66,14 @@ func hostKprof(self, goVersion, goroot, cacheDir string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := writeFiles(kprof.Source, tmp, 0o666); err != nil {
+	// With the tests: the host embeds kprof.Source as this kprof does, so
+	// it is the very binary a checkout of this source builds with the
+	// release (toolchain.KprofCommand), and shares its cached packages.
+	if err := writeFiles(kprof.Source, tmp, 0o666, true); err != nil {
 		return "", err
 	}
 	out := filepath.Join(tmp, "kprof.exe")
-	cmd := exec.Command(filepath.Join(goroot, "bin", "go"), "build", "-trimpath", "-o", out, "./cmd/kprof")
-	cmd.Dir = tmp // (kprof's go.mod and go.sum)
-	cmd.Env = toolchain.ToolEnv(goroot)
+	cmd := toolchain.KprofCommand(goroot, tmp, out) // (tmp: kprof's go.mod and go.sum)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -103,11 +103,11 @@ func newerLanguage(goVersion, built string) bool {
 	return a != "" && b != "" && version.Compare(a, b) > 0
 }
 
-// writeFiles writes the files of fsys, without its tests, under dir
-// with mode perm.
-func writeFiles(fsys fs.FS, dir string, perm fs.FileMode) error {
+// writeFiles writes the files of fsys under dir with mode perm, the
+// tests only if tests is set.
+func writeFiles(fsys fs.FS, dir string, perm fs.FileMode, tests bool) error {
 	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(p, "_test.go") {
+		if err != nil || d.IsDir() || !tests && strings.HasSuffix(p, "_test.go") {
 			return err
 		}
 		data, err := fs.ReadFile(fsys, p)
