@@ -303,17 +303,38 @@ func runGo(verb string, args []string) error {
 		fmt.Fprintf(h, "%s\n%q\n%s", id, fwd, envOut)
 		key = filepath.Join(cache, "prebuilt-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
 		if loadPrebuilt(key, cfg) {
-			markUsed(key, now)
-			markUsed(filepath.Join(cache, "support-"+id), now) // (the packages' sources, which relinks compile)
-			return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
+			return runPrebuilt(verb, goArgs, env, wrapper, cfgPath, cfg, key, now)
 		}
+		// Builds that start together (go test running packages side by
+		// side, parallel CI jobs) would each compile the same packages:
+		// the go command's cache does not know of a compile under way.
+		// One builds them; the others wait and reuse them.
+		unlock := lockEntry(key+".lock", "kprof: waiting for another kprof build of the same packages")
+		if loadPrebuilt(key, cfg) {
+			unlock()
+			return runPrebuilt(verb, goArgs, env, wrapper, cfgPath, cfg, key, now)
+		}
+		err := buildSupport(cfg, kf.agent, id, wrapper, cfgPath, fwd)
+		if err == nil {
+			savePrebuilt(key, cfg)
+		}
+		unlock()
+		if err != nil {
+			return err
+		}
+		return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 	}
 	if err := buildSupport(cfg, kf.agent, id, wrapper, cfgPath, fwd); err != nil {
 		return err
 	}
-	if key != "" {
-		savePrebuilt(key, cfg)
-	}
+	return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
+}
+
+// runPrebuilt is runWithConfig for a build whose linked-in packages were
+// prebuilt (remembered in key).
+func runPrebuilt(verb string, goArgs, env []string, wrapper, cfgPath string, cfg *toolexec.Config, key string, now time.Time) error {
+	markUsed(key, now)
+	markUsed(filepath.Join(filepath.Dir(key), "support-"+cfg.ToolID), now) // (the packages' sources, which relinks compile)
 	return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 }
 

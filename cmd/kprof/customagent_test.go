@@ -9,6 +9,7 @@ import (
 // TestCustomAgent builds the README's custom agent (instructions per
 // package) into a program with kprof build -agent and runs it.
 func TestCustomAgent(t *testing.T) {
+	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
 	kprofBin := buildKprof(t)
 	dir, _ := filepath.Abs("../../testdata/customagent")
 	bin := filepath.Join(t.TempDir(), "ca")
