@@ -252,6 +252,11 @@ func runGo(verb string, args []string) error {
 	if err != nil {
 		return err
 	}
+	if kf.agent != defaultAgent {
+		if id, err = withCounterSource(id, fwd); err != nil {
+			return err
+		}
+	}
 	cfg := &toolexec.Config{
 		Options:   kf.opts,
 		ToolID:    id,
@@ -725,6 +730,40 @@ func toolID(self string, kf kprofFlags) (string, error) {
 	fmt.Fprintf(h, "%s maxpath=%d smallleaf=%d pkgs=%q agent=%s stock=%v nondet=%v", sum, kf.opts.MaxPath, kf.opts.SmallLeaf, kf.pkgs, kf.agent, kf.stock, kf.nondet)
 	if t := kf.opts.Cost; t != nil {
 		fmt.Fprintf(h, " metric=cost table=%s", t.Ident())
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// withCounterSource returns the tool ID id of a build with a custom agent,
+// extended with the source of the counter package the user's module
+// resolves (its directory and files). The instrumented packages import
+// the counter without the go command knowing, so their cached compiles
+// are keyed by the tool ID alone: with kprof's own agent the counter is
+// kprof's (in its cache, per binary), but a custom agent's module brings
+// its own, which may be edited, or be another checkout of the same kprof
+// (a replace directive), without the kprof binary changing; the packages
+// compiled against one counter must then not be linked with another
+// ("fingerprint mismatch").
+func withCounterSource(id string, fwd []string) (string, error) {
+	args := append([]string{"list", "-f", "{{.Dir}}"}, fwd...)
+	out, err := goOutput("", nil, append(args, rewrite.CounterPath)...)
+	if err != nil {
+		return "", err
+	}
+	dir := strings.TrimSpace(out)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\ncounter %s\n", id, dir)
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files { // (every file: the toolexec swaps state_plain.go for state_kprof.go)
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
+		h.Write(data)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
