@@ -248,14 +248,9 @@ func runGo(verb string, args []string) error {
 	if self, err = hostKprof(self, goVersion, goroot, cache); err != nil {
 		return err
 	}
-	id, err := toolID(self, kf)
+	id, err := toolID(self, kf, fwd)
 	if err != nil {
 		return err
-	}
-	if kf.agent != defaultAgent {
-		if id, err = withCounterSource(id, fwd); err != nil {
-			return err
-		}
 	}
 	cfg := &toolexec.Config{
 		Options:   kf.opts,
@@ -307,40 +302,39 @@ func runGo(verb string, args []string) error {
 		h := sha256.New()
 		fmt.Fprintf(h, "%s\n%q\n%s", id, fwd, envOut)
 		key = filepath.Join(cache, "prebuilt-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
-		if loadPrebuilt(key, cfg) {
-			return runPrebuilt(verb, goArgs, env, wrapper, cfgPath, cfg, key, now)
-		}
-		// Builds that start together (go test running packages side by
-		// side, parallel CI jobs) would each compile the same packages:
-		// the go command's cache does not know of a compile under way.
-		// One builds them; the others wait and reuse them.
-		unlock := lockEntry(key+".lock", "kprof: waiting for another kprof build of the same packages")
-		if loadPrebuilt(key, cfg) {
-			unlock()
-			return runPrebuilt(verb, goArgs, env, wrapper, cfgPath, cfg, key, now)
-		}
-		err := buildSupport(cfg, kf.agent, id, wrapper, cfgPath, fwd)
-		if err == nil {
-			savePrebuilt(key, cfg)
-		}
-		unlock()
-		if err != nil {
-			return err
-		}
-		return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 	}
-	if err := buildSupport(cfg, kf.agent, id, wrapper, cfgPath, fwd); err != nil {
+	build := func() error { return buildSupport(cfg, kf.agent, id, wrapper, cfgPath, fwd) }
+	switch {
+	case key == "":
+		err = build()
+	case loadPrebuilt(key, cfg):
+		markUsed(key, now)
+		markUsed(filepath.Join(cache, "support-"+id), now) // (the packages' sources, which relinks compile)
+	default:
+		err = buildPrebuilt(key, cfg, build)
+	}
+	if err != nil {
 		return err
 	}
 	return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
 }
 
-// runPrebuilt is runWithConfig for a build whose linked-in packages were
-// prebuilt (remembered in key).
-func runPrebuilt(verb string, goArgs, env []string, wrapper, cfgPath string, cfg *toolexec.Config, key string, now time.Time) error {
-	markUsed(key, now)
-	markUsed(filepath.Join(filepath.Dir(key), "support-"+cfg.ToolID), now) // (the packages' sources, which relinks compile)
-	return runWithConfig(verb, goArgs, env, wrapper, cfgPath, cfg)
+// buildPrebuilt builds the linked-in packages (build) and remembers them
+// in key, unless another build, which it waits for, did: builds that
+// start together (go test running packages side by side, parallel CI
+// jobs) would each compile the same packages, as the go command's cache
+// does not know of a compile under way.
+func buildPrebuilt(key string, cfg *toolexec.Config, build func() error) error {
+	unlock := lockEntry(key+".lock", "kprof: waiting for another kprof build of the same packages")
+	defer unlock()
+	if loadPrebuilt(key, cfg) {
+		return nil
+	}
+	if err := build(); err != nil {
+		return err
+	}
+	savePrebuilt(key, cfg)
+	return nil
 }
 
 // benchProfiles makes kprof test --profile DIR write an exact profile per
@@ -720,8 +714,9 @@ func goOutput(dir string, env []string, args ...string) (string, error) {
 }
 
 // toolID identifies this kprof binary and its instrumentation options in
-// the build cache.
-func toolID(self string, kf kprofFlags) (string, error) {
+// the build cache, with a custom agent also the counter it links
+// (counterSource; fwd: the build flags kprof forwards).
+func toolID(self string, kf kprofFlags, fwd []string) (string, error) {
 	sum, err := binaryHash(self)
 	if err != nil {
 		return "", err
@@ -731,41 +726,49 @@ func toolID(self string, kf kprofFlags) (string, error) {
 	if t := kf.opts.Cost; t != nil {
 		fmt.Fprintf(h, " metric=cost table=%s", t.Ident())
 	}
+	if kf.agent != defaultAgent {
+		if err := counterSource(h, fwd); err != nil {
+			return "", err
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 
-// withCounterSource returns the tool ID id of a build with a custom agent,
-// extended with the source of the counter package the user's module
-// resolves (its directory and files). The instrumented packages import
-// the counter without the go command knowing, so their cached compiles
-// are keyed by the tool ID alone: with kprof's own agent the counter is
-// kprof's (in its cache, per binary), but a custom agent's module brings
-// its own, which may be edited, or be another checkout of the same kprof
-// (a replace directive), without the kprof binary changing; the packages
-// compiled against one counter must then not be linked with another
-// ("fingerprint mismatch").
-func withCounterSource(id string, fwd []string) (string, error) {
+// counterSource writes to h the source of the counter package the user's
+// module resolves for a build with a custom agent: its directory and
+// files. The instrumented packages import the counter without the go
+// command knowing, so their cached compiles are keyed by the tool ID
+// alone. With kprof's own agent the counter is kprof's (in its cache, per
+// binary); a custom agent's module brings its own, which may be edited, or
+// be another checkout of the same kprof (a replace directive), while the
+// kprof binary stays the same: packages compiled against one counter must
+// not be linked with another ("fingerprint mismatch").
+func counterSource(h io.Writer, fwd []string) error {
 	args := append([]string{"list", "-f", "{{.Dir}}"}, fwd...)
 	out, err := goOutput("", nil, append(args, rewrite.CounterPath)...)
 	if err != nil {
-		return "", err
+		return err
 	}
 	dir := strings.TrimSpace(out)
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\ncounter %s\n", id, dir)
+	fmt.Fprintf(h, " counter=%s\n", dir)
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
-		return "", err
+		return err
 	}
 	for _, f := range files { // (every file: the toolexec swaps state_plain.go for state_kprof.go)
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return "", err
+			return err
 		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
-		h.Write(data)
+		hashFile(h, filepath.Base(f), data)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:24], nil
+	return nil
+}
+
+// hashFile writes a file's name, size and contents to h.
+func hashFile(h io.Writer, name string, data []byte) {
+	fmt.Fprintf(h, "%s %d\n", name, len(data))
+	h.Write(data)
 }
 
 // binaryHash returns the SHA-256 of the kprof executable, remembered in

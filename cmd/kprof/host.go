@@ -41,8 +41,7 @@ func hostKprof(self, goVersion, goroot, cacheDir string) (string, error) {
 			return err
 		}
 		data, err := kprof.Source.ReadFile(p)
-		fmt.Fprintf(h, "%s %d\n", p, len(data))
-		h.Write(data)
+		hashFile(h, p, data)
 		return err
 	})
 	if err != nil {
