@@ -36,7 +36,7 @@ import (
 // testdata/progs/folds (inlined small leaves folded into the
 // accumulator).
 func TestCountInRegisters(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skip("amd64 only")
 	}
@@ -219,7 +219,7 @@ func countOperand(insts []x86asm.Inst) func(x86asm.Arg) bool {
 // stock compiler's build, whose inliner costs kprof's code (a leaf's check
 // calls the slow path) and inlines neither, counts exactly too.
 func TestFoldedCharges(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if runtime.GOARCH != "amd64" {
 		t.Skip("amd64 only")
 	}

@@ -23,7 +23,7 @@ import (
 // count weighted by the same table; the profile names the metric and the
 // table.
 func TestCostAgainstOracle(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	testTable, err := filepath.Abs("../../rewrite/testdata/test.costtable")
 	if err != nil {
@@ -102,7 +102,7 @@ func noGrowth(t *testing.T, tbl *cost.Table) (*cost.Table, string) {
 // which the program itself records; two runs give the same profile, byte
 // for byte.
 func TestCostGrowth(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	def := cost.Default()
 	obj, perByte := def.Growth()
@@ -172,7 +172,7 @@ func TestCostGrowth(t *testing.T) {
 // scale), and that kprof compare and merge refuse to mix a cost profile
 // with an instruction one.
 func TestCostGranularity(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	dir := oracleSized(t, "../../testdata/progs/fig4")
 	costBin := kprofBuild(t, kprofBin, dir, "-pkgs", "main", "-metric", "cost")
@@ -237,7 +237,7 @@ func TestBadMetric(t *testing.T) {
 // benchstat) by more than the gate's default threshold, and kprof gate
 // --unit ns/op-est fails the change while the instruction gate passes it.
 func TestCostGate(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	dir, _ := filepath.Abs("../../testdata/costgate")
 	tmp := t.TempDir()
@@ -296,7 +296,7 @@ func TestCostGate(t *testing.T) {
 // leaves classes out (one written by an older kprof) and names them in a
 // warning.
 func TestCostTableMissing(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	var lines []string
 	for _, l := range strings.Split(string(cost.Default().Format()), "\n") {

@@ -68,7 +68,7 @@ var crossArch = []struct {
 // installed: same contexts, same counts; or they differ only in functions
 // whose difference crossArch explains.
 func TestCrossArchitecture(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if runtime.GOARCH != "amd64" || runtime.GOOS != "linux" {
 		t.Skip("runs 386 binaries natively on linux/amd64")
 	}

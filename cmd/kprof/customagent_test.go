@@ -17,7 +17,7 @@ import (
 // checkout's counter must not be linked with the other's (they were,
 // "fingerprint mismatch", before the tool ID named the counter's source).
 func TestCustomAgent(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	repoApp, _ := filepath.Abs("../../testdata/customagent")
 	other := t.TempDir()

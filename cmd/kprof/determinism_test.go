@@ -128,7 +128,7 @@ func reproducible(t *testing.T, bin string, procs []string) {
 // and the profiles of testdata/semantics/gorandom differ from run to run
 // (which shows that TestReproducibleProfiles tests something).
 func TestNondeterministic(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if testing.Short() {
 		t.Skip("builds the standard library without deterministic mode")
 	}

@@ -118,7 +118,7 @@ func TestInstallGoShim(t *testing.T) {
 // under kprof test: the plugin is built with kprof's toolchain (the go
 // shim), and its functions are counted in the test binary's profile.
 func TestTestBuildsPlugin(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if testing.Short() {
 		t.Skip("builds the instrumented standard library for -buildmode=plugin")
 	}

@@ -50,6 +50,13 @@ func parallelAfter(t *testing.T, i int) {
 	}
 }
 
+// heavy runs a test that builds and runs much beside the other heavy
+// ones (go test's -parallel of them at a time), once the light tests are
+// done: one's single-threaded runs (interpreter oracles, exact-mode
+// programs, qemu) overlap another's builds. A heavy test must not change
+// the process's environment or write outside its own directories.
+func heavy(t *testing.T) { t.Parallel() }
+
 // buildKprof builds the kprof command once per test binary: every
 // end-to-end test runs the same kprof, built as kprof's benchmarks and
 // a host for a newer release build it (toolchain.KprofCommand), so that

@@ -53,7 +53,7 @@ func get(t *testing.T, url string) []byte {
 // difference of the snapshots around them; the server answers its
 // requests while snapshots are taken.
 func TestLiveHTTP(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if testing.Short() {
 		t.Skip("builds net/http instrumented")
 	}

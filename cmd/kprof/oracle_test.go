@@ -260,7 +260,7 @@ func countTrace(r io.Reader, weights map[string][]int64, names map[string]string
 // mode and compares the profile's total, each function's instructions and
 // calls with the oracle's; and the total again with the default options.
 func TestExactAgainstOracle(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	dirs, _ := filepath.Glob("../../testdata/progs/*")
 	if len(dirs) < 10 {
@@ -281,7 +281,7 @@ func TestExactAgainstOracle(t *testing.T) {
 // print what its plain build prints (below go1.22 closures share a loop's
 // variable).
 func TestOldLanguageVersions(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	for _, tc := range []struct {
 		lang  string

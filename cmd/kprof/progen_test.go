@@ -639,7 +639,7 @@ func bint(b bool) int {
 // progen-3s-SEED, progen-4-SEED or progen-4s-SEED. KPROF_ORACLE_DIR=DIR
 // checks DIR's program instead.
 func TestGeneratedOracle(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if testing.Short() {
 		t.Skip("builds and interprets several programs")
 	}

@@ -9,7 +9,7 @@ import (
 // and runs it in both modes: the race detector watches counter and agent
 // (the code kprof links into user binaries) in real use.
 func TestRaceDetector(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if testing.Short() {
 		t.Skip("builds the race-instrumented standard library")
 	}

@@ -16,7 +16,7 @@ import (
 // requires the same output and exit status, and a valid profile from the
 // instrumented run.
 func TestSemantics(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	dirs, _ := filepath.Glob("../../testdata/semantics/*")
 	progs, _ := filepath.Glob("../../testdata/progs/*")

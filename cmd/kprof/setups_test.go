@@ -88,7 +88,7 @@ func pgoProfile(t *testing.T) string {
 // library as the plain module layout (-cover adds counters to the source:
 // its total is not compared).
 func TestBuildSetups(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if testing.Short() {
 		t.Skip("rebuilds the standard library for several build settings")
 	}
@@ -200,7 +200,7 @@ var setupTotal int64
 // profile with its calls, and math/rand/v2 (whose methods have type
 // parameters in Go 1.27) is counted too.
 func TestNewerLanguage(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	kprofBin := buildKprof(t)
 	dir, _ := filepath.Abs("../../testdata/genericmethods")
 	bin := filepath.Join(t.TempDir(), "gm")

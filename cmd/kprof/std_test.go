@@ -26,7 +26,7 @@ var stdMore = strings.Fields(`maps bufio errors container/heap container/list
 // tests (several minutes the first time: it builds the instrumented
 // standard library).
 func TestStdPackages(t *testing.T) {
-	t.Parallel() // (heavy: builds and runs beside the other heavy tests)
+	heavy(t)
 	if testing.Short() {
 		t.Skip("several minutes; run without -short")
 	}
