@@ -301,30 +301,38 @@ func describeMachine() Machine {
 func (h *harness) build(ctx context.Context, names []string) error {
 	steps := 1 + 2*len(names)
 	step := 0
-	do := func(what string, name string, args ...string) error {
+	do := func(what string, run func() error) error {
 		step++
 		h.logf("build %d/%d: %s", step, steps, what)
 		t := time.Now()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir = h.root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v\n%s", what, err, out)
+		if err := run(); err != nil {
+			return err
 		}
 		h.logf("build %d/%d: %s done in %.1f s", step, steps, what, time.Since(t).Seconds())
 		return nil
 	}
+	command := func(what string, name string, args ...string) func() error {
+		return func() error {
+			cmd := exec.CommandContext(ctx, name, args...)
+			cmd.Dir = h.root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("%s: %v\n%s", what, err, out)
+			}
+			return nil
+		}
+	}
 	h.kprof = filepath.Join(h.work, "kprof")
-	step++
-	h.logf("build %d/%d: go build ./cmd/kprof", step, steps)
-	if err := toolchain.BuildKprof(h.root, h.kprof); err != nil {
+	if err := do("go build ./cmd/kprof", func() error { return toolchain.BuildKprof(h.root, h.kprof) }); err != nil {
 		return err
 	}
 	for _, n := range names {
 		pkg := "./bench/workloads/" + n
-		if err := do("go build "+pkg, "go", "build", "-o", h.bin(n, "plain"), pkg); err != nil {
+		what := "go build " + pkg
+		if err := do(what, command(what, "go", "build", "-o", h.bin(n, "plain"), pkg)); err != nil {
 			return err
 		}
-		if err := do("kprof build "+pkg, h.kprof, "build", "-o", h.bin(n, "kprof"), pkg); err != nil {
+		what = "kprof build " + pkg
+		if err := do(what, command(what, h.kprof, "build", "-o", h.bin(n, "kprof"), pkg)); err != nil {
 			return err
 		}
 	}
