@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -131,8 +132,8 @@ func Toolexec(cfg *Config, args []string) int {
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			if bytes.Contains(stderr.Bytes(), []byte("fingerprint mismatch: "+rewrite.CounterPath+" ")) {
-				fmt.Fprintln(os.Stderr, runtimeDepsHint)
+			if hint := linkHint(stderr.Bytes()); hint != "" {
+				fmt.Fprintln(os.Stderr, hint)
 			}
 			return ee.ExitCode()
 		}
@@ -148,9 +149,38 @@ func Toolexec(cfg *Config, args []string) int {
 	return 0
 }
 
-// runtimeDepsHint explains the linker's fingerprint mismatch on a kprof
-// package: the test binary of a package the runtime depends on has a
-// runtime of its own.
+// linkHint explains a link that failed on a fingerprint mismatch of a
+// kprof package (the linker's "fingerprint mismatch: PKG has H1, import
+// from Q expecting H2"): the packages of the binary were compiled against
+// different builds of PKG. A test variant of a package the runtime
+// depends on causes it, but its compile step says so already (compileStep),
+// so what is left is packages from kprof's caches that do not fit
+// together: an inconsistency that kprof clean and a rebuild mend. It
+// returns "" for any other failure.
+func linkHint(stderr []byte) string {
+	const mismatch = "fingerprint mismatch: "
+	_, rest, ok := bytes.Cut(stderr, []byte(mismatch))
+	if !ok {
+		return ""
+	}
+	pkg, rest, _ := bytes.Cut(rest, []byte(" "))
+	if !bytes.HasPrefix(pkg, []byte(path.Dir(rewrite.CounterPath)+"/")) { // kprof's own packages
+		return ""
+	}
+	from := ""
+	if _, after, ok := bytes.Cut(rest, []byte("import from ")); ok {
+		q, _, _ := bytes.Cut(after, []byte(" "))
+		from = fmt.Sprintf(" (%s expects another build of it)", q)
+	}
+	return fmt.Sprintf("kprof: the packages linked into this binary were compiled against different builds of %s%s. "+
+		"kprof's cached packages do not fit together: run \"kprof clean\" and build again; "+
+		"if it happens again, please report it with the command that failed", pkg, from)
+}
+
+// runtimeDepsHint is the error of the compile of a test variant of a
+// package the runtime depends on: every package above it, the runtime
+// included, would be compiled against it, and the link would fail on the
+// counter's fingerprint.
 const runtimeDepsHint = "kprof: this test binary has its own version of a package the runtime depends on " +
 	"(internal/cpu, internal/abi, …), so kprof's counter, built against the ordinary runtime, does not fit the " +
 	"packages compiled against it; kprof does not instrument the runtime and its dependencies: test them with go test"
