@@ -6,6 +6,7 @@ package ssa
 
 import (
 	"cmd/compile/internal/base"
+	"cmd/compile/internal/types"
 	"cmd/internal/src"
 )
 
@@ -36,7 +37,12 @@ func kprofCounterFunc(pos src.XPos) string {
 	if !pos.IsKnown() {
 		return ""
 	}
-	ix := base.Ctxt.InnermostPos(pos).Base().InliningIndex()
+	return kprofCounterName(base.Ctxt.InnermostPos(pos).Base().InliningIndex())
+}
+
+// kprofCounterName returns the name, within package counter, of the
+// function of the inlining index ix, or "" if it is not package counter's.
+func kprofCounterName(ix int) string {
 	if ix < 0 {
 		return ""
 	}
@@ -52,6 +58,39 @@ func kprofCounterFunc(pos src.XPos) string {
 		}
 	}
 	return name
+}
+
+// kprofCounterCode reports whether pos is in code of package counter, the
+// runtime's accessors it inlines included: the g that st() reads has the
+// position of runtime.KprofState, and a slow path's first block that reads
+// it again (where the fast path keeps the count in a register,
+// kprofPromote) was taken for the caller's code, so that its check was
+// left unmarked and the slow path laid out on the fast path.
+func kprofCounterCode(pos src.XPos) bool {
+	if !pos.IsKnown() {
+		return false
+	}
+	ix := base.Ctxt.InnermostPos(pos).Base().InliningIndex()
+	const rt = "runtime.Kprof"
+	for ix >= 0 {
+		fn := base.Ctxt.InlTree.InlinedFunction(ix)
+		if fn == nil || len(fn.Name) <= len(rt) || fn.Name[:len(rt)] != rt {
+			break
+		}
+		ix = base.Ctxt.InlTree.Parent(ix)
+	}
+	return kprofCounterName(ix) != ""
+}
+
+// kprofFuncPtr reports whether t is *counter.Func: the self argument of a
+// slow path, which the caller's code computes (the address of its table
+// entry, or W's choice of it, with the check's position in the caller).
+func kprofFuncPtr(t *types.Type) bool {
+	if t == nil || !t.IsPtr() {
+		return false
+	}
+	sym := t.Elem().Sym()
+	return sym != nil && sym.Name == "Func" && sym.Pkg != nil && sym.Pkg.Path == "github.com/kprof/kprof/counter"
 }
 
 // kprofCheckBlock reports whether b branches on one of package counter's
@@ -83,7 +122,7 @@ func kprofReachesSlow(c, from *Block, depth int) bool {
 	}
 	for _, v := range c.Values {
 		// (The inline mark of SLK's body has its call's position.)
-		if v.Op != OpInlMark && v.Op != OpPhi && v.Pos.IsKnown() && kprofCounterFunc(v.Pos) == "" {
+		if v.Op != OpInlMark && v.Op != OpPhi && v.Pos.IsKnown() && !kprofCounterCode(v.Pos) && !kprofFuncPtr(v.Type) {
 			return false
 		}
 	}
