@@ -310,11 +310,17 @@ func W(self *Func, d int) *Func {
 // function that restores the depth by count (package rewrite, "Pops"),
 // which keeps no depth to restore.
 func Pop() {
+	if costBuild {
+		charged(st().Depth - 1)
+	}
 	st().Depth--
 }
 
 // Pop1 pops after the result v has been evaluated.
 func Pop1[A any](v A) A {
+	if costBuild {
+		charged(st().Depth - 1)
+	}
 	st().Depth--
 	return v
 }
@@ -329,32 +335,72 @@ type (
 )
 
 func (PopRet1[A]) Of(a A) A {
+	if costBuild {
+		charged(st().Depth - 1)
+	}
 	st().Depth--
 	return a
 }
 
 func (PopRet2[A, B]) Of(a A, b B) (A, B) {
+	if costBuild {
+		charged(st().Depth - 1)
+	}
 	st().Depth--
 	return a, b
 }
 
 func (PopRet3[A, B, C]) Of(a A, b B, c C) (A, B, C) {
+	if costBuild {
+		charged(st().Depth - 1)
+	}
 	st().Depth--
 	return a, b, c
 }
 
 func (PopRet4[A, B, C, D]) Of(a A, b B, c C, e D) (A, B, C, D) {
+	if costBuild {
+		charged(st().Depth - 1)
+	}
 	st().Depth--
 	return a, b, c, e
 }
 
+// charged samples, in a build whose metric is cost (costBuild), what the
+// runtime charged the running function after its final check, on its way
+// out: the allocations of the calls and builtins that follow the check of
+// the block that returns (a callee kprof does not count, append's growth,
+// a string's concatenation). Without it they were sampled in the caller's
+// next sample, or at exit in the goroutine's last. d is the depth at the
+// function's entry: a function that pushes itself lazily and has not
+// pushed (the depth is d) is not on the stack, and what the runtime
+// charged it goes to its caller, as before.
+//
+// In sampling mode a count below 0 is due, and since the final check took
+// what was due then, it became due after it. At granularity 0 (exact
+// mode) a count below 0 is what is pending since the last sample, unless
+// the counter keeps samples from the agent (state.Dirty < 0: a batch, a
+// waiting entry, a run), whose instructions are pending too: there it
+// cannot tell, and leaves the charges to the next sample, as before.
+func charged(d int) {
+	if s := st(); s.Count < 0 && s.Depth > d && (s.Gran != 0 || s.Dirty >= 0) {
+		S(nil)
+	}
+}
+
 // R restores the stack depth d on the way out of a function.
 func R(d int) {
+	if costBuild {
+		charged(d)
+	}
 	st().Depth = d
 }
 
 // R1 restores the stack depth after the result v has been evaluated.
 func R1[A any](d int, v A) A {
+	if costBuild {
+		charged(d)
+	}
 	st().Depth = d
 	return v
 }
@@ -370,21 +416,33 @@ type (
 )
 
 func (d Ret1[A]) Of(a A) A {
+	if costBuild {
+		charged(int(d))
+	}
 	st().Depth = int(d)
 	return a
 }
 
 func (d Ret2[A, B]) Of(a A, b B) (A, B) {
+	if costBuild {
+		charged(int(d))
+	}
 	st().Depth = int(d)
 	return a, b
 }
 
 func (d Ret3[A, B, C]) Of(a A, b B, c C) (A, B, C) {
+	if costBuild {
+		charged(int(d))
+	}
 	st().Depth = int(d)
 	return a, b, c
 }
 
 func (d Ret4[A, B, C, D]) Of(a A, b B, c C, e D) (A, B, C, D) {
+	if costBuild {
+		charged(int(d))
+	}
 	st().Depth = int(d)
 	return a, b, c, e
 }

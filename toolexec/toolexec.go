@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -344,13 +345,15 @@ func compileStep(cfg *Config, args []string) ([]string, func() error, error) {
 		}
 		if t := cfg.Options.Cost; t != nil {
 			// The build's metric, for the agent to record (counter.Metric),
-			// and what the runtime charges for append's growth.
+			// and what the runtime charges for append's growth; in place of
+			// costbuild.go, costBuild is true.
 			obj, perByte := t.Growth()
-			src := fmt.Sprintf("package counter\n\nfunc init() { metricName, metricTable, metricScale = %q, %q, %d; setGrowth(%d, %d) }\n", cost.Metric, t.Ident(), t.Scale, obj, perByte)
+			src := fmt.Sprintf("package counter\n\nconst costBuild = true\n\nfunc init() { metricName, metricTable, metricScale = %q, %q, %d; setGrowth(%d, %d) }\n", cost.Metric, t.Ident(), t.Scale, obj, perByte)
 			nf := filepath.Join(workDir, "kprof_metric.go")
 			if err := os.WriteFile(nf, []byte(src), 0o666); err != nil {
 				return nil, nil, err
 			}
+			files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "costbuild.go" })
 			files = append(files, nf)
 		}
 		return append(args[:first:first], files...), nil, nil
