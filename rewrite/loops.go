@@ -86,7 +86,18 @@ func (c *funcCtx) mergeLoops(p *FuncPlan) {
 			p.add(Point{beforeStmt, br}, -w)
 		}
 		if wp != 0 {
-			p.add(Point{beforeStmt, c.listStmt(f)}, -wp)
+			at := Point{beforeStmt, c.listStmt(f)}
+			p.add(at, -wp)
+			if p.Local {
+				// Flushed, not accumulated: where the loop's body
+				// flushes (flushIntoLoops), the accumulator is then
+				// zero on the loop's entry as on its back edges, and
+				// the compiler folds it out of the loop's check and
+				// charge. Accumulated, its phi (-wp, 0) kept a register
+				// and a dependent subtraction in every iteration
+				// (slices.IsSorted's loop).
+				p.Flush[at] = true
+			}
 		}
 	}
 }
