@@ -41,6 +41,12 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 			m[k] = v
 		}
 	}
+	// The depth's values relate through reloads after calls that nothing
+	// else may use (a call right after another, a loop's phi whose body
+	// only calls): deadcode frees those, and with them what they were.
+	// So their relations are taken first.
+	sy := kprofSyms(f, depth.same)
+	sy.freeze(depth)
 	deadcode(f) // (promote's copies of memory would break the chains)
 	var pushes []*kprofPush
 	for _, b := range f.Blocks {
@@ -53,7 +59,6 @@ func kprofElidePushes(f *Func, depth *kprofField) {
 	if len(pushes) == 0 {
 		return
 	}
-	sy := kprofSyms(f, depth.same)
 	for _, p := range pushes {
 		if len(sy.alts(p.idx)) != 1 {
 			// A push at a depth that joins several: its index may be
@@ -421,6 +426,24 @@ type kprofSym struct {
 type kprofSymbols struct {
 	phis map[*Value][]kprofSym
 	same map[*Value]*Value // loads after calls: the value before the call
+	// frozen holds what the values of the depth's maps (kprofField.at,
+	// same) were before deadcode may have freed them (freeze).
+	frozen map[*Value][]kprofSym
+}
+
+// freeze records the alternatives of the values depth's maps name, while
+// they are all alive. (A phi's are kept by the phi: sy.phis.)
+func (sy *kprofSymbols) freeze(depth *kprofField) {
+	frozen := make(map[*Value][]kprofSym)
+	for _, m := range []map[*Value]*Value{depth.at, depth.same} {
+		for k, v := range m {
+			frozen[v] = sy.alts(v)
+			if k.Op == OpLoad {
+				frozen[k] = sy.alts(k)
+			}
+		}
+	}
+	sy.frozen = frozen
 }
 
 // kprofMaxAlts bounds the values a phi may be one of; a phi with more is
@@ -469,6 +492,13 @@ func kprofSyms(f *Func, same map[*Value]*Value) *kprofSymbols {
 func (sy *kprofSymbols) alts(v *Value) []kprofSym {
 	off := int64(0)
 	for {
+		if ss, ok := sy.frozen[v]; ok {
+			out := make([]kprofSym, len(ss))
+			for i, s := range ss {
+				out[i] = kprofSym{s.root, s.off + off}
+			}
+			return out
+		}
 		if w, d, ok := kprofStep(v); ok {
 			v, off = w, off+d
 			continue
