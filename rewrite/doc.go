@@ -201,11 +201,21 @@
 // one value plus constants; a push whose entry only slow paths
 // read before the function pops (an inlined function whose calls were all
 // inlined: cmp.Less in slices.IsSorted's loop) stores its entry in those
-// slow paths instead of on the fast path (kprofElidePushes). Where a
+// slow paths instead of on the fast path (kprofElidePushes; it relates
+// the depth's values before the compiler's dead-code pass frees reloads
+// nothing uses, such as the one between two calls in a row). Where a
 // check's slow path joins, the count's phi takes the fast path's value
 // before its constant charges, so that an iteration's charges fold into
 // one subtraction and the checks compare with constants, instead of a
-// chain of dependent subtractions (kprofFoldCharges). Where
+// chain of dependent subtractions (kprofFoldCharges); and an accumulator's
+// phi there takes the fast path's constant on the slow path's edge too,
+// the count's phi the difference (only the count minus the accumulators
+// means anything), so that no register carries it through the loop
+// (kprofEvenAccumulators). A loop's weight that is taken back before it
+// (a for statement's post statement, charged with each iteration's body,
+// does not run before the first) is flushed there, not accumulated, so
+// that the accumulator is zero on the loop's entry as on its back edges
+// and the compiler folds it out of the loop's check (mergeLoops). Where
 // it cannot (an address of the fields escapes, as in -race builds), it
 // merges two constant charges in a row into one (rewriteAMD64Patches): a
 // caller's charge before a call and the entry charge of the callee the

@@ -27,6 +27,7 @@ func kprofFoldCharges(f *Func, fl *kprofField, made map[ID]bool) {
 		return
 	}
 	tight := kprofCallFreeLoops(f)
+	kprofEvenAccumulators(f, fl, slow, tight, made)
 	for _, p := range fl.phis {
 		if p.Op != OpPhi || p.Block == nil || !tight[p.Block] {
 			continue
@@ -211,4 +212,74 @@ func kprofSlowBlocks(f *Func) map[*Block]bool {
 		}
 	}
 	return slow
+}
+
+// kprofEvenAccumulators empties the accumulator's phis where a check's
+// slow path joins in a loop that calls nothing (tight): the fast path
+// brings the constant c the function accumulated, the slow path, which
+// charged it with the sample, 0 (counter.SK, SED). Such a phi holds a
+// register through the loop and subtracts at every charge after it (the
+// register allocator may even keep the constant on the stack: slices.
+// IsSorted with cmp.Less inlined into a function that calls). So each edge
+// flushes what its argument holds into the count's phi (count, of field
+// fl), as a flush statement would: the accumulator is 0 on every edge, and
+// the fast path's count is its value minus c, which the fold below moves
+// into the constants of the charges and checks after the join. (Not the
+// other way, c on every edge: an inlined function's entry check compares
+// the count alone, which must not stand above what ran.)
+func kprofEvenAccumulators(f *Func, fl *kprofField, slow, tight map[*Block]bool, made map[ID]bool) {
+	kp := kprofAccumulator(f, nil)
+	if len(kp) == 0 {
+		return
+	}
+	for _, q := range fl.phis {
+		if q.Op != OpPhi || q.Block == nil || !tight[q.Block] {
+			continue
+		}
+		b := q.Block
+		for _, p := range b.Values {
+			if p.Op != OpPhi || p == q || !kp[p.ID] || p.Type.Size() != 8 || len(p.Args) != len(q.Args) {
+				continue
+			}
+			var c int64
+			fast, cold, held := 0, 0, 0
+			ok := true
+			for i, a := range p.Args {
+				if !a.isGenericIntConst() || a.AuxInt != 0 {
+					held++
+				}
+				if slow[b.Preds[i].b] {
+					cold++
+					continue
+				}
+				if !a.isGenericIntConst() || fast > 0 && a.AuxInt != c {
+					ok = false
+					break
+				}
+				c = a.AuxInt
+				fast++
+			}
+			if !ok || fast == 0 || cold == 0 || held == 0 {
+				continue
+			}
+			for i, a := range p.Args {
+				if a.isGenericIntConst() && a.AuxInt == 0 {
+					continue
+				}
+				pb := b.Preds[i].b
+				var n *Value
+				if a.isGenericIntConst() {
+					k := pb.NewValue0I(a.Pos, OpConst64, a.Type, -a.AuxInt)
+					n = pb.NewValue2(a.Pos, OpAdd64, q.Type, q.Args[i], k)
+					made[k.ID] = true
+				} else {
+					n = pb.NewValue2(a.Pos, OpSub64, q.Type, q.Args[i], a)
+				}
+				zero := pb.NewValue0I(a.Pos, OpConst64, a.Type, 0)
+				made[n.ID], made[zero.ID] = true, true
+				q.SetArg(i, n)
+				p.SetArg(i, zero)
+			}
+		}
+	}
 }
