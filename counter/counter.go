@@ -311,7 +311,7 @@ func W(self *Func, d int) *Func {
 // which keeps no depth to restore.
 func Pop() {
 	if costBuild {
-		charged(st().Depth - 1)
+		chargedOnTop()
 	}
 	st().Depth--
 }
@@ -319,7 +319,7 @@ func Pop() {
 // Pop1 pops after the result v has been evaluated.
 func Pop1[A any](v A) A {
 	if costBuild {
-		charged(st().Depth - 1)
+		chargedOnTop()
 	}
 	st().Depth--
 	return v
@@ -336,7 +336,7 @@ type (
 
 func (PopRet1[A]) Of(a A) A {
 	if costBuild {
-		charged(st().Depth - 1)
+		chargedOnTop()
 	}
 	st().Depth--
 	return a
@@ -344,7 +344,7 @@ func (PopRet1[A]) Of(a A) A {
 
 func (PopRet2[A, B]) Of(a A, b B) (A, B) {
 	if costBuild {
-		charged(st().Depth - 1)
+		chargedOnTop()
 	}
 	st().Depth--
 	return a, b
@@ -352,7 +352,7 @@ func (PopRet2[A, B]) Of(a A, b B) (A, B) {
 
 func (PopRet3[A, B, C]) Of(a A, b B, c C) (A, B, C) {
 	if costBuild {
-		charged(st().Depth - 1)
+		chargedOnTop()
 	}
 	st().Depth--
 	return a, b, c
@@ -360,7 +360,7 @@ func (PopRet3[A, B, C]) Of(a A, b B, c C) (A, B, C) {
 
 func (PopRet4[A, B, C, D]) Of(a A, b B, c C, e D) (A, B, C, D) {
 	if costBuild {
-		charged(st().Depth - 1)
+		chargedOnTop()
 	}
 	st().Depth--
 	return a, b, c, e
@@ -383,7 +383,17 @@ func (PopRet4[A, B, C, D]) Of(a A, b B, c C, e D) (A, B, C, D) {
 // waiting entry, a run), whose instructions are pending too: there it
 // cannot tell, and leaves the charges to the next sample, as before.
 func charged(d int) {
-	if s := st(); s.Count < 0 && s.Depth > d && (s.Gran != 0 || s.Dirty >= 0) {
+	if st().Depth > d {
+		chargedOnTop()
+	}
+}
+
+// chargedOnTop is charged for a function known to be on the stack: one
+// that pushed itself at entry and pops by count (Pop, Pop1, PopRet1 …
+// PopRet4), whose depth at entry is one below the depth, a compare the
+// compiler cannot drop (the subtraction may wrap).
+func chargedOnTop() {
+	if s := st(); s.Count < 0 && (s.Gran != 0 || s.Dirty >= 0) {
 		S(nil)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"cmd/compile/internal/base"
 	"cmd/compile/internal/types"
 	"cmd/internal/src"
+	"strings"
 )
 
 // kprofLikely marks the branches of kprof's checks: a check is a block
@@ -47,16 +48,14 @@ func kprofCounterName(ix int) string {
 		return ""
 	}
 	fn := base.Ctxt.InlTree.InlinedFunction(ix)
-	const pkg = "github.com/kprof/kprof/counter."
-	if fn == nil || len(fn.Name) <= len(pkg) || fn.Name[:len(pkg)] != pkg {
+	if fn == nil {
 		return ""
 	}
-	name := fn.Name[len(pkg):]
-	for i := range len(name) {
-		if name[i] == '[' {
-			return name[:i]
-		}
+	name, ok := strings.CutPrefix(fn.Name, "github.com/kprof/kprof/counter.")
+	if !ok {
+		return ""
 	}
+	name, _, _ = strings.Cut(name, "[")
 	return name
 }
 
@@ -71,10 +70,9 @@ func kprofCounterCode(pos src.XPos) bool {
 		return false
 	}
 	ix := base.Ctxt.InnermostPos(pos).Base().InliningIndex()
-	const rt = "runtime.Kprof"
 	for ix >= 0 {
 		fn := base.Ctxt.InlTree.InlinedFunction(ix)
-		if fn == nil || len(fn.Name) <= len(rt) || fn.Name[:len(rt)] != rt {
+		if fn == nil || !strings.HasPrefix(fn.Name, "runtime.Kprof") {
 			break
 		}
 		ix = base.Ctxt.InlTree.Parent(ix)
